@@ -1,0 +1,1 @@
+"""ScaleEnv MCP: clients layer (see docs/architecture.md)."""

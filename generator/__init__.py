@@ -1,0 +1,1 @@
+"""ScaleEnv MCP: generator layer (see docs/architecture.md)."""

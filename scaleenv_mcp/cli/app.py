@@ -1,0 +1,27 @@
+"""The ``scaleenv`` command: one entry point, one subcommand per job, each a thin call of the API.
+
+Subcommand modules are imported lazily so ``scaleenv serve`` never loads the generator or
+openai (tests/contract/test_import_layers.py checks it in a fresh interpreter).
+"""
+
+from __future__ import annotations
+
+import typer
+
+from scaleenv_mcp.cli import commands
+
+__all__ = ["app", "main"]
+
+app = typer.Typer(
+    name="scaleenv",
+    help="Host, validate, generate and evaluate tool-use environments for LLM agents over MCP.\n\n"
+    "Start with `scaleenv domains` to see the worlds on offer and `scaleenv serve` to serve them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+commands.register(app)
+
+
+def main() -> None:
+    app()

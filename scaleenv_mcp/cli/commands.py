@@ -1,0 +1,19 @@
+"""Registers every subcommand. Command modules import only typer at top level; the work they
+call is imported inside each command, so startup stays fast and layers stay apart."""
+
+from __future__ import annotations
+
+import typer
+
+__all__ = ["register"]
+
+
+def register(app: typer.Typer) -> None:
+    from scaleenv_mcp.cli import call, inspect, serve
+
+    app.command("serve")(serve.serve)
+    app.command("domains")(inspect.domains)
+    app.command("tools")(inspect.tools)
+    app.command("mcp-config")(inspect.mcp_config)
+    app.command("call")(call.call)
+    app.command("shell")(call.shell)

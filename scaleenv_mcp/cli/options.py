@@ -1,0 +1,16 @@
+"""Options shared by several commands, declared once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["DomainsDirOption", "JsonOption"]
+
+DomainsDirOption = Annotated[
+    list[Path] | None,
+    typer.Option("--domains-dir", help="Folder of domain packages to serve instead of the shipped ones (repeatable)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]

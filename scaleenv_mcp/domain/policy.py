@@ -1,0 +1,445 @@
+"""The static allow-list policy over a domain's ``tools.py``: parse it, never run it.
+
+Tool code is written by an LLM and is untrusted. This module reads its AST and reports
+every construct outside a small allow-list (syntax kinds, builtins, imports, attributes),
+so that careless or casually hostile code is refused before ``tool_loader`` executes it.
+It must never import or execute the checked source, and it allows rather than denies:
+anything not named here is refused. In-process Python is not a security boundary against
+a determined author (see the threat model in DESIGN.md and docs/): this check, the
+restricted builtins of ``tool_loader``, the ``ctx`` facade and the worker limits are
+layers against buggy code and casual escapes; run workers in a container for more.
+
+What tool code may look like (idioms the rules push towards):
+
+* SQL is a literal with ``?`` parameters, never built from strings. Optional filters:
+  ``WHERE (? IS NULL OR status = ?)`` passing the value twice; IN lists:
+  ``WHERE id IN (SELECT value FROM json_each(?))`` passing ``json.dumps(ids)``; text
+  search: ``WHERE name LIKE '%' || ? || '%'``. A module constant holding a literal, or
+  ``A if flag else B`` between literals, is also accepted.
+* Time comes from ``ctx.now`` / ``ctx.today`` only: no ``datetime.now()``, no SQL
+  ``'now'``, ``CURRENT_TIMESTAMP``, ``date()``; no randomness anywhere.
+* No module-level mutable state: module assignments are immutable constants (tuples,
+  frozensets, numbers, strings, ``Decimal``/``date`` values); defaults likewise.
+* Errors are the toolkit classes; catching is limited to named exception classes, so tool
+  code cannot swallow the harness's own errors (no bare ``except``, no ``Exception``, no
+  ``return`` inside ``finally``).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+from pydantic import BaseModel, Field
+
+from scaleenv_mcp import toolkit
+from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+
+__all__ = [
+    "ALLOWED_BUILTINS",
+    "ALLOWED_IMPORTS",
+    "POLICY_VERSION",
+    "PolicyReport",
+    "PolicyViolation",
+    "check_policy",
+]
+
+POLICY_VERSION = "1"
+
+#: ``from module import name`` is allowed for exactly these pairs; ``import x`` never.
+ALLOWED_IMPORTS: dict[str, frozenset[str]] = {
+    "__future__": frozenset({"annotations"}),
+    "scaleenv_mcp.toolkit": frozenset(toolkit.__all__),
+    "json": frozenset({"loads", "dumps"}),
+    "math": frozenset({"floor", "ceil", "isclose", "fsum", "sqrt", "inf", "isfinite", "prod"}),
+    "re": frozenset({"fullmatch", "match", "search", "sub", "compile", "escape", "findall", "IGNORECASE"}),
+    "datetime": frozenset({"date", "datetime", "timedelta"}),
+    "decimal": frozenset({"Decimal", "ROUND_HALF_UP", "ROUND_HALF_EVEN", "InvalidOperation"}),
+    "statistics": frozenset({"mean", "median"}),
+    "typing": frozenset({"Any", "Optional"}),
+}
+
+#: Builtins tool code may name. No Exception/BaseException: a tool must not be able to
+#: swallow the harness's errors (limits, timeouts) raised through its frames.
+ALLOWED_BUILTINS: frozenset[str] = frozenset(
+    "abs all any bool chr dict divmod enumerate filter float frozenset int isinstance len list "
+    "map max min ord range reversed round set sorted str sum tuple zip None True False "
+    "ValueError TypeError KeyError IndexError ZeroDivisionError ArithmeticError LookupError".split()
+)
+
+_ALLOWED_NODES: tuple[type[ast.AST], ...] = (
+    ast.Module, ast.FunctionDef, ast.arguments, ast.arg, ast.Return, ast.Assign, ast.AugAssign,
+    ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue, ast.Pass, ast.Try,
+    ast.ExceptHandler, ast.Raise, ast.Assert, ast.Delete, ast.Expr, ast.ImportFrom, ast.alias,
+    ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Call, ast.keyword, ast.IfExp,
+    ast.NamedExpr, ast.Lambda, ast.Dict, ast.List, ast.Tuple, ast.Set, ast.ListComp, ast.SetComp,
+    ast.DictComp, ast.GeneratorExp, ast.comprehension, ast.Constant, ast.JoinedStr,
+    ast.FormattedValue, ast.Name, ast.Attribute, ast.Subscript, ast.Slice, ast.Starred,
+    ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop,
+    ast.withitem,  # only ever inside With, which is refused with its own rule
+)
+_REFUSED_NODES: dict[type[ast.AST], tuple[str, str]] = {
+    ast.Import: ("plain_import", "plain `import x` is refused; use `from module import name` from the allow-list"),
+    ast.ClassDef: ("class_definition", "class definitions are refused; tools are plain functions"),
+    ast.AsyncFunctionDef: ("async_code", "async functions are refused; tools are synchronous"),
+    ast.Await: ("async_code", "await is refused; tools are synchronous"),
+    ast.AsyncFor: ("async_code", "async for is refused; tools are synchronous"),
+    ast.AsyncWith: ("async_code", "async with is refused; tools are synchronous"),
+    ast.Yield: ("generator", "yield is refused: generators expose frames and outlive the call"),
+    ast.YieldFrom: ("generator", "yield from is refused: generators expose frames and outlive the call"),
+    ast.Global: ("global_statement", "global is refused: tools keep no module-level state"),
+    ast.Nonlocal: ("global_statement", "nonlocal is refused: tools keep no state outside their call"),
+    ast.With: ("with_statement", "with is refused: tools have no resources to manage"),
+    ast.Match: ("disallowed_syntax", "match is refused: class patterns read attributes by name"),
+}
+_FORBIDDEN_ATTRIBUTES = frozenset(
+    "gi_frame gi_code gi_yieldfrom cr_frame cr_code cr_await ag_frame ag_code f_back f_globals "
+    "f_locals f_builtins f_code tb_frame tb_next co_code func_globals func_code im_func format "
+    "format_map mro set_authorizer setlimit set_progress_handler enable_load_extension "
+    "load_extension create_function".split()
+)
+_WALL_CLOCK_ATTRIBUTES = frozenset({"now", "today", "utcnow", "fromtimestamp", "utcfromtimestamp", "astimezone"})
+_CTX_CLOCK = frozenset({"now", "today"})  # ctx.now / ctx.today are the episode clock
+_SQL_METHODS = frozenset({"execute", "fetch_all", "fetch_one", "executemany", "executescript"})
+_IMMUTABLE_CONSTRUCTORS = frozenset(
+    {("builtins", "frozenset"), ("decimal", "Decimal"), ("datetime", "date"), ("datetime", "datetime"),
+     ("datetime", "timedelta")}
+)
+_SQL_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("sql_wall_clock", re.compile(r"""['"]\s*(now|localtime|utc)\s*['"]""", re.I),
+     "SQL reads the host clock or time zone; pass ctx.now / ctx.today as a parameter"),
+    ("sql_wall_clock", re.compile(r"\bCURRENT_(TIMESTAMP|DATE|TIME)\b", re.I),
+     "SQL reads the host clock; pass ctx.now / ctx.today as a parameter"),
+    ("sql_wall_clock", re.compile(r"\b(date|time|datetime|julianday|unixepoch)\s*\(\s*\)|\bstrftime\s*\(\s*'[^']*'\s*\)", re.I),
+     "an SQL date function without a time value reads the host clock; pass ctx.now"),
+    ("sql_randomness", re.compile(r"\brandom(blob)?\s*\(", re.I), "SQL randomness breaks determinism"),
+    ("sql_forbidden", re.compile(r"\b(ATTACH|DETACH|PRAGMA|VACUUM|load_extension)\b", re.I),
+     "SQL may not attach databases, change pragmas, vacuum or load extensions"),
+    ("sql_forbidden", re.compile(re.escape(INTERNAL_TABLE_PREFIX), re.I),
+     "SQL may not touch the host's internal tables (id counters)"),
+)
+_NOW_STRING = re.compile(r"\s*(now|localtime)\s*", re.I)
+
+
+class PolicyViolation(BaseModel):
+    """One refused construct in a tools file."""
+
+    file: str = Field(description="File the violation is in, as given to check_policy.")
+    line: int = Field(description="1-based line of the refused construct.")
+    rule: str = Field(description="Stable snake_case rule id, e.g. private_attribute or sql_not_literal.")
+    reason: str = Field(description="Human sentence: what was refused and what to do instead.")
+
+
+class PolicyReport(BaseModel):
+    """Every violation found in one tools file (empty when the file passes)."""
+
+    file: str = Field(description="File that was checked.")
+    violations: list[PolicyViolation] = Field(description="All violations, ordered by line.")
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+
+def check_policy(source: str, filename: str = "tools.py") -> PolicyReport:
+    """Check tool source against the allow-list policy without executing it.
+
+    Use it before loading any ``tools.py`` (``tool_loader`` does) and in the generator's
+    repair loop, whose prompt can quote the reasons. Reports all violations, not the first.
+
+    Args:
+        source: the text of the tools module.
+        filename: the name reported in violations.
+
+    Returns:
+        A PolicyReport; ``report.ok`` is True when nothing was refused.
+    """
+    try:
+        tree = ast.parse(source, filename)
+        compile(tree, filename, "exec", dont_inherit=True)  # compiler-only errors; nothing runs
+    except SyntaxError as exc:
+        return _report(filename, [(exc.lineno or 1, "syntax_error", f"syntax error: {exc.msg}")])
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return _report(filename, [(1, "syntax_error", f"source cannot be parsed: {exc}")])
+    checker = _Checker(tree)
+    try:
+        checker.visit(tree)
+    except RecursionError:
+        checker.found.append((1, "syntax_error", "source nests too deeply to check"))
+    return _report(filename, checker.found)
+
+
+def _report(filename: str, found: list[tuple[int, str, str]]) -> PolicyReport:
+    unique = sorted(set(found))
+    return PolicyReport(file=filename, violations=[PolicyViolation(file=filename, line=ln, rule=r, reason=why) for ln, r, why in unique])
+
+
+def _bound_names(nodes: list[ast.AST]) -> set[str]:
+    """Names bound by these statements, not looking inside nested functions or lambdas."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            stack.extend(node.decorator_list)
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.ImportFrom, ast.Import)):
+            names.update(a.asname or a.name.split(".")[0] for a in node.names)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _arg_names(args: ast.arguments) -> set[str]:
+    every = args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]
+    return {a.arg for a in every}
+
+
+def _is_docstring_holder(node: ast.AST) -> bool:
+    return isinstance(node, (ast.Module, ast.FunctionDef))
+
+
+class _Checker(ast.NodeVisitor):
+    """One pass over the tree collecting (line, rule, reason) triples."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.found: list[tuple[int, str, str]] = []
+        self.line = 1
+        self.scopes: list[set[str]] = [_bound_names(tree.body)]
+        self.imports: dict[str, tuple[str, str]] = {}  # local name -> (module, name)
+        self.constants: dict[str, ast.expr] = {}  # module constant -> its value node
+        self.docstrings: set[int] = set()
+        self.sql_callees: set[int] = set()
+        self.blocks: list[str] = []  # "loop" / "finally" within the current function
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if _is_docstring_holder(node) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                self.docstrings.add(id(body[0].value))
+            if isinstance(node, ast.ImportFrom):
+                self.imports.update({a.asname or a.name: (node.module or "", a.name) for a in node.names})
+
+    def add(self, node: ast.AST, rule: str, reason: str) -> None:
+        self.found.append((getattr(node, "lineno", self.line), rule, reason))
+
+    def visit(self, node: ast.AST) -> None:
+        saved = self.line
+        self.line = getattr(node, "lineno", self.line)
+        if type(node) in _REFUSED_NODES:
+            self.add(node, *_REFUSED_NODES[type(node)])
+        elif not isinstance(node, _ALLOWED_NODES):
+            self.add(node, "disallowed_syntax", f"{type(node).__name__} is not in the allowed syntax")
+        if not isinstance(node, ast.Match):  # its patterns would only repeat the refusal
+            super().visit(node)
+        self.line = saved
+
+    # -- bindings and names ------------------------------------------------------------
+    def check_binding(self, node: ast.AST, name: str, module_level: bool = False) -> None:
+        if name.startswith("__"):
+            self.add(node, "dunder_name", f"name {name!r} is refused: dunder names reach interpreter internals")
+        if name == "ctx" and not isinstance(node, ast.arg):
+            self.add(node, "ctx_rebound", "the name ctx may only be a function parameter")
+        if module_level and hasattr(builtins, name):
+            self.add(node, "shadowed_builtin", f"module-level {name!r} shadows a builtin; pick another name")
+
+    def resolve(self, node: ast.Name) -> None:
+        name = node.id
+        if any(name in scope for scope in self.scopes) or name in ALLOWED_BUILTINS:
+            return
+        if hasattr(builtins, name):
+            self.add(node, "forbidden_builtin", f"builtin {name!r} is not allowed in tool code")
+        elif name.startswith("__"):
+            self.add(node, "dunder_name", f"name {name!r} is refused: dunder names reach interpreter internals")
+        else:
+            self.add(node, "unknown_name", f"unknown name {name!r}: not a parameter, local, import or module definition")
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.resolve(node)
+        else:
+            self.check_binding(node, node.id, module_level=len(self.scopes) == 1)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self.check_binding(node, node.arg)
+        self.generic_visit(node)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.type is None:
+            self.add(node, "bare_except", "bare except is refused: name the exception classes you expect")
+        if node.name:
+            self.check_binding(node, node.name)
+        self.generic_visit(node)
+
+    # -- module level ------------------------------------------------------------------
+    def visit_Module(self, node: ast.Module) -> None:
+        for stmt in node.body:
+            if isinstance(stmt, ast.FunctionDef):
+                self.check_binding(stmt, stmt.name, module_level=True)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                self.check_constant(stmt)
+            elif isinstance(stmt, ast.AugAssign):
+                self.add(stmt, "module_state", "augmented assignment at module level is module state")
+            elif not isinstance(stmt, (ast.ImportFrom, ast.Pass, *_REFUSED_NODES)) and not (
+                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+            ):
+                self.add(stmt, "module_statement", "only imports, functions and constants may appear at module level")
+        self.generic_visit(node)
+
+    def check_constant(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if stmt.value is None or not all(isinstance(t, ast.Name) for t in targets) or not self.is_immutable(stmt.value):
+            self.add(stmt, "module_state", "module-level assignments must bind names to immutable constants "
+                     "(str, number, bool, None, tuple, frozenset)")
+            return
+        self.constants.update({t.id: stmt.value for t in targets if isinstance(t, ast.Name)})
+
+    def is_immutable(self, node: ast.expr | None) -> bool:
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Tuple):
+            return all(self.is_immutable(e) for e in node.elts)
+        if isinstance(node, ast.UnaryOp):
+            return self.is_immutable(node.operand)
+        if isinstance(node, ast.BinOp):
+            return self.is_immutable(node.left) and self.is_immutable(node.right)
+        if isinstance(node, ast.Name):
+            return node.id in self.constants
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            origin = self.imports.get(name) or (("builtins", name) if name not in self.scopes[0] else ("", ""))
+            values = node.args + [k.value for k in node.keywords]
+            return origin in _IMMUTABLE_CONSTRUCTORS and all(
+                self.is_immutable(v) or (isinstance(v, (ast.Set, ast.List, ast.Tuple)) and all(map(self.is_immutable, v.elts)))
+                for v in values
+            )
+        return False
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        allowed = ALLOWED_IMPORTS.get(module) if node.level == 0 else None
+        for alias in node.names:
+            if allowed is None or alias.name not in allowed:
+                where = "relative import" if node.level else f"from {module} import {alias.name}"
+                self.add(node, "import_not_allowed", f"{where} is not in the import allow-list")
+            self.check_binding(node, alias.asname or alias.name, module_level=len(self.scopes) == 1)
+
+    # -- functions and control flow ----------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        for decorator in node.decorator_list:
+            self.add(decorator, "decorator", "decorators are refused; tools are plain functions")
+        if len(self.scopes) > 1:
+            self.check_binding(node, node.name)
+        self.enter_function(node, node.args, _bound_names(node.body))
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self.enter_function(node, node.args, set())
+
+    def enter_function(self, node: ast.FunctionDef | ast.Lambda, args: ast.arguments, body_names: set[str]) -> None:
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            if not self.is_immutable(default):
+                self.add(default, "mutable_default", "default values must be immutable constants (use None)")
+        self.scopes.append(_arg_names(args) | body_names)
+        saved, self.blocks = self.blocks, []
+        self.generic_visit(node)
+        self.blocks = saved
+        self.scopes.pop()
+
+    def visit_loop(self, node: ast.For | ast.While) -> None:
+        heads = [node.target, node.iter] if isinstance(node, ast.For) else [node.test]
+        for head in heads:
+            self.visit(head)
+        self.blocks.append("loop")
+        for stmt in node.body:
+            self.visit(stmt)
+        self.blocks.pop()
+        for stmt in node.orelse:
+            self.visit(stmt)
+
+    visit_For = visit_While = visit_loop
+
+    def visit_Try(self, node: ast.Try) -> None:
+        for child in [*node.body, *node.handlers, *node.orelse]:
+            self.visit(child)
+        self.blocks.append("finally")
+        for stmt in node.finalbody:
+            self.visit(stmt)
+        self.blocks.pop()
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if "finally" in self.blocks:
+            self.add(node, "finally_control_flow", "return inside finally swallows exceptions, including the harness's")
+        self.generic_visit(node)
+
+    def visit_jump(self, node: ast.Break | ast.Continue) -> None:
+        if self.blocks and self.blocks[-1] == "finally":
+            self.add(node, "finally_control_flow", "break/continue inside finally swallows exceptions")
+
+    visit_Break = visit_Continue = visit_jump
+
+    def visit_comprehension(self, node: ast.comprehension) -> None:
+        if node.is_async:
+            self.add(node, "async_code", "async comprehensions are refused; tools are synchronous")
+        self.generic_visit(node)
+
+    # -- attributes, strings, SQL ------------------------------------------------------
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        attr = node.attr
+        if attr.startswith("_"):
+            self.add(node, "private_attribute", f"attribute {attr!r} is refused: underscore attributes reach internals")
+        elif attr in _FORBIDDEN_ATTRIBUTES:
+            self.add(node, "forbidden_attribute", f"attribute {attr!r} is refused: it leads to frames, code, "
+                     "globals or attribute traversal")
+        elif attr in _WALL_CLOCK_ATTRIBUTES and not (
+            attr in _CTX_CLOCK and isinstance(node.value, ast.Name) and node.value.id == "ctx"
+        ):
+            self.add(node, "wall_clock", f"{attr!r} reads the host clock or time zone; use ctx.now / ctx.today")
+        if attr in _SQL_METHODS and id(node) not in self.sql_callees:
+            self.add(node, "sql_not_literal", f"{attr!r} must be called directly so its SQL can be checked")
+        if not isinstance(node.ctx, ast.Load):
+            self.add(node, "attribute_write", "assigning or deleting attributes is refused; tools keep no state on objects")
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, (str, bytes)) and id(node) not in self.docstrings:
+            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+            if "__" in text:
+                self.add(node, "dunder_string", "string constants containing '__' are refused outside docstrings")
+            if _NOW_STRING.fullmatch(text):
+                self.add(node, "wall_clock", f"{text!r} makes SQLite read the host clock or time zone; use ctx.now")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _SQL_METHODS:
+            self.sql_callees.add(id(node.func))
+            self.check_sql(node)
+        self.generic_visit(node)
+
+    def check_sql(self, call: ast.Call) -> None:
+        sql = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "sql"), None)
+        literals = self.sql_literals(sql)
+        if literals is None:
+            kind = type(sql).__name__ if sql is not None else "nothing"
+            self.add(call, "sql_not_literal", f"SQL must be a string literal with ? parameters (or a module constant, "
+                     f"or `A if c else B` of literals), not {kind}: no f-strings, +, %, format or join")
+            return
+        for node, text in literals:
+            for rule, pattern, reason in _SQL_RULES:
+                if pattern.search(text):
+                    self.add(node, rule, reason)
+
+    def sql_literals(self, node: ast.expr | None) -> list[tuple[ast.expr, str]] | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [(node, node.value)]
+        if isinstance(node, ast.Name) and not any(node.id in s for s in self.scopes[1:]):
+            value = self.constants.get(node.id)
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return [(node, value.value)]
+        if isinstance(node, ast.IfExp):
+            body, orelse = self.sql_literals(node.body), self.sql_literals(node.orelse)
+            return body + orelse if body is not None and orelse is not None else None
+        return None

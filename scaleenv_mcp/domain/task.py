@@ -1,0 +1,93 @@
+"""The pinned task model (one JSON object per line of ``tasks.jsonl``) and row operations.
+
+Row operations are shared by task setups and procedural-test fixtures: one way to say
+"this world, plus these rows". Tasks carry no timestamps, so the same synthesis seed gives
+byte-identical files (``Task.to_line``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from scaleenv_mcp.state.diff import StateDiff
+
+__all__ = ["GoldSpec", "RowOp", "Task", "TaskAction", "TaskMeta", "UserSpec", "VerifiedRecord"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RowOp(_Model):
+    op: Literal["insert", "update", "delete"] = Field(description="What to do to one row.")
+    table: str = Field(description="Target table.")
+    row: dict[str, Any] | None = Field(default=None, description="insert: the full row.")
+    key: dict[str, Any] | None = Field(default=None, description="update/delete: primary-key columns and values.")
+    values: dict[str, Any] | None = Field(default=None, description="update: the columns to set.")
+    distractor: bool = Field(default=False, description="True for rows that exist only to make the agent filter.")
+
+    @model_validator(mode="after")
+    def _shape(self) -> RowOp:
+        if self.op == "insert" and not self.row:
+            raise ValueError("insert needs row")
+        if self.op in ("update", "delete") and not self.key:
+            raise ValueError(f"{self.op} needs key")
+        if self.op == "update" and not self.values:
+            raise ValueError("update needs values")
+        return self
+
+
+class UserSpec(_Model):
+    opening: str = Field(description="The first message the user sends the agent.")
+    instruction: str = Field(description="The goal, for the user simulator only; never shown to the agent.")
+    known: dict[str, Any] = Field(default_factory=dict, description="Facts the user states when asked.")
+    withheld: dict[str, Any] = Field(
+        default_factory=dict, description="Facts the user gives only if the agent asks for them specifically."
+    )
+
+
+class TaskAction(_Model):
+    tool: str = Field(description="Tool name.")
+    arguments: dict[str, Any] = Field(default_factory=dict, description="Arguments of the call.")
+
+
+class GoldSpec(_Model):
+    diff: StateDiff = Field(description="Expected difference between the start state and the gold end state.")
+    fingerprint: str = Field(description="SHA-256 fingerprint of the gold end state.")
+
+
+class TaskMeta(_Model):
+    seed_chain: list[str] = Field(default_factory=list, description="Tools of the seed chain C1, in order.")
+    expanded_tools: list[str] = Field(default_factory=list, description="The expanded tool set H.")
+    expanded_size: int = Field(default=0, description="|H|.")
+    complexity: float = Field(default=0.0, description="c(H) = (|V| + 0.5 |E|) / 50.")
+    distractors: int = Field(default=0, description="Number of distractor rows in the setup.")
+    synthesis_seed: int = Field(default=0, description="Seed the task was synthesised from.")
+    grounding: list[dict[str, Any]] = Field(
+        default_factory=list, description="Per argument of every action: where its value comes from."
+    )
+
+
+class VerifiedRecord(_Model):
+    package_hash: str = Field(description="Content hash of the domain package the task was verified against.")
+    result: Literal["pass", "fail"] = Field(description="Outcome of the verification gates.")
+
+
+class Task(_Model):
+    id: str = Field(description="Stable task id, unique within its domain.")
+    domain: str = Field(description="Domain slug.")
+    split: Literal["train", "test"] = Field(default="train", description="Dataset split.")
+    difficulty: Literal["easy", "medium", "hard"] = Field(description="Chain length, sub-goals and distractor density.")
+    user: UserSpec
+    setup: list[RowOp] = Field(default_factory=list, description="Row operations applied on top of the seed.")
+    actions: list[TaskAction] = Field(description="The reference solution, in order.")
+    gold: GoldSpec | None = Field(default=None, description="Gold diff and fingerprint (set by synthesis).")
+    communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
+    meta: TaskMeta = Field(default_factory=TaskMeta)
+    verified: VerifiedRecord | None = Field(default=None)
+
+    def to_line(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,174 @@
+"""Turn a domain's ``tools.py`` source into callable tool functions, defence in depth.
+
+The only way tool code becomes executable. Order matters: the static policy
+(``policy.check_policy``) must pass first; only then is the source compiled and executed
+in a fresh namespace whose ``__builtins__`` holds just ``ALLOWED_BUILTINS`` and an
+``__import__`` that admits only ``ALLOWED_IMPORTS``, so a construct the static check
+missed still finds no ``open``, ``print``, ``eval`` or ``os`` at run time
+(tests/unit/domain/test_tool_loader.py::test_runtime_builtins_are_restricted).
+
+It must not import tool code as a Python module (``domains/`` is data, not a package),
+must not share namespaces between loads, and must not run anything before the policy
+passed. In-process Python is not a security boundary against a determined author (see
+the threat model in DESIGN.md): workers run this code under process limits, and a
+container is the answer for stronger isolation.
+
+``tool_signature`` reads a tool's parameters from the AST, without executing anything,
+so the host can compare them with the manifest's input schemas.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import traceback
+import types
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyViolation, check_policy
+from scaleenv_mcp.errors import DomainError
+
+__all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "tool_signature"]
+
+
+class ToolLoadError(DomainError):
+    """A tools file cannot be loaded: refused by the policy, failed at import, or lacks a tool.
+
+    A ``DomainError`` (code ``domain_invalid``): the domain package is broken, not the agent.
+    The message reads ``file:line: reason``; ``violations`` holds the policy's findings.
+    """
+
+    def __init__(
+        self, file: str, reason: str, line: int | None = None, violations: Sequence[PolicyViolation] = ()
+    ) -> None:
+        super().__init__(f"{file}:{line}" if line else file, reason)
+        self.file = file
+        self.line = line
+        self.violations = list(violations)
+
+
+class ParamInfo(BaseModel):
+    """One parameter of a tool function, after ``ctx``."""
+
+    name: str = Field(description="Parameter name; the key of the argument in the tool's input schema.")
+    required: bool = Field(description="True when the parameter has no default value.")
+    annotation: str | None = Field(default=None, description="Annotation as written in the source, if any.")
+
+
+class ToolSignature(BaseModel):
+    """A tool function's parameters as declared in ``tools.py``, read without executing it."""
+
+    name: str = Field(description="Tool (function) name.")
+    params: list[ParamInfo] = Field(description="Parameters after ctx, in declaration order (keyword-only last).")
+
+
+def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> dict[str, Callable[..., dict]]:
+    """Check, compile and execute a tools module; return the named tool functions.
+
+    Use it wherever tool code must run (workers, the procedural-test engine). Helper
+    functions in the module are fine and stay reachable from the tools, but only the
+    requested names are returned.
+
+    Args:
+        source: the text of ``tools.py``.
+        filename: the name used in errors and tracebacks.
+        tool_names: the tools the manifest declares.
+
+    Returns:
+        Tool name -> plain function defined in the module, first parameter ``ctx``.
+
+    Raises:
+        ToolLoadError: the policy refused the source (all violations listed), executing
+            the module raised, or a tool is missing or is not a ``def name(ctx, ...)``.
+    """
+    report = check_policy(source, filename)
+    if not report.ok:
+        listed = "; ".join(f"{filename}:{v.line} [{v.rule}] {v.reason}" for v in report.violations)
+        first = report.violations[0].line
+        raise ToolLoadError(filename, f"refused by the tool policy: {listed}", first, report.violations)
+    namespace = _execute_module(source, filename)
+    functions: dict[str, Callable[..., dict]] = {}
+    for name in tool_names:
+        obj = namespace.get(name)
+        # A function defined in this module has this namespace as its globals; an imported
+        # one (``from json import loads`` then a tool named loads) does not.
+        if not isinstance(obj, types.FunctionType) or obj.__globals__ is not namespace:
+            raise ToolLoadError(filename, f"tool {name!r} is not defined as a function in the module")
+        code = obj.__code__
+        if code.co_argcount < 1 or code.co_varnames[0] != "ctx":
+            raise ToolLoadError(filename, f"tool {name!r} must take ctx as its first parameter", code.co_firstlineno)
+        functions[name] = obj
+    return functions
+
+
+def tool_signature(source: str, name: str) -> ToolSignature:
+    """Read the parameters of the top-level tool ``name`` from the AST, without running code.
+
+    Raises:
+        ToolLoadError: syntax error, no such function, first parameter not ``ctx``, or
+            parameters an input schema cannot describe (``*args``, ``**kwargs``,
+            positional-only).
+    """
+    try:
+        tree = ast.parse(source, "tools.py")
+    except SyntaxError as exc:
+        raise ToolLoadError("tools.py", f"syntax error: {exc.msg}", exc.lineno) from exc
+    node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
+    if node is None:
+        raise ToolLoadError("tools.py", f"tool {name!r} is not defined as a top-level function")
+    args = node.args
+    if not args.args or args.args[0].arg != "ctx" or args.posonlyargs:
+        raise ToolLoadError("tools.py", f"tool {name!r} must be def {name}(ctx, ...) without positional-only "
+                            "parameters", node.lineno)
+    if args.vararg or args.kwarg:
+        raise ToolLoadError("tools.py", f"tool {name!r} takes *args/**kwargs, which no input schema describes",
+                            node.lineno)
+    positional = args.args[1:]
+    first_default = len(positional) - len(args.defaults)
+    params = [_param(a, i < first_default) for i, a in enumerate(positional)]
+    params += [_param(a, d is None) for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+    return ToolSignature(name=name, params=params)
+
+
+def _param(arg: ast.arg, required: bool) -> ParamInfo:
+    annotation = ast.unparse(arg.annotation) if arg.annotation is not None else None
+    return ParamInfo(name=arg.arg, required=required, annotation=annotation)
+
+
+def _restricted_import(
+    name: str,
+    globals: Mapping[str, object] | None = None,
+    locals: Mapping[str, object] | None = None,
+    fromlist: Sequence[str] | None = (),
+    level: int = 0,
+) -> types.ModuleType:
+    """``__import__`` for tool code: only ``from <allowed module> import <allowed names>``."""
+    allowed = ALLOWED_IMPORTS.get(name)
+    names = list(fromlist or ())
+    if level != 0 or allowed is None or not names or not set(names) <= allowed:
+        raise ImportError(f"import of {name!r} {names} is not allowed in tool code")
+    return importlib.import_module(name)
+
+
+def _tool_builtins() -> dict[str, Any]:
+    """A fresh builtins mapping for one tools module: the allow-list and the guarded import."""
+    table: dict[str, Any] = {name: getattr(builtins, name) for name in ALLOWED_BUILTINS}
+    table["__import__"] = _restricted_import
+    return table
+
+
+def _execute_module(source: str, filename: str) -> dict[str, Any]:
+    """Compile and run already-checked source in a fresh namespace with restricted builtins."""
+    namespace: dict[str, Any] = {"__builtins__": _tool_builtins(), "__name__": "scaleenv_tools"}
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+        exec(code, namespace)  # noqa: S102 - the point of this module; see the docstring
+    except Exception as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+        line = frames[-1].lineno if frames else getattr(exc, "lineno", None)
+        raise ToolLoadError(filename, f"executing the module raised {type(exc).__name__}: {exc}", line) from exc
+    return namespace

@@ -1,0 +1,316 @@
+"""Live episodes: create, call, snapshot, fork, close; caps, limits and recovery by replay.
+
+An episode's database lives in one worker. The host keeps what is needed to rebuild it
+exactly: its base (the start state, or the bytes of the snapshot it was last restored
+from) and the successful calls since. When a worker is lost (a call past its budget, a
+crash), every episode it held is rebuilt on the fresh worker by replaying those calls;
+tools are deterministic, so the rebuilt state is identical (tests/integration/test_runaway.py
+checks fingerprints before and after).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from enum import Enum
+from typing import Any
+
+from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.errors import (
+    CapacityError,
+    EnvironmentFaultError,
+    EpisodeNotFoundError,
+    LimitExceededError,
+    UnknownToolError,
+    UsageError,
+)
+from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
+from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord
+from scaleenv_mcp.settings import HostSettings
+from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.workers.pool import WorkerHandle, WorkerLostError, WorkerPool
+from scaleenv_mcp.workers.protocol import LIMIT, OK, TOOL_ERROR, CallReply
+
+__all__ = ["Episode", "EpisodeOrigin", "EpisodeRegistry"]
+
+
+class EpisodeOrigin(str, Enum):
+    interactive = "interactive"  # opened by a plain MCP session on /mcp/{domain}
+    harness = "harness"  # created through the control API or the Python API
+
+
+class Episode:
+    """Host-side record of one episode; the database itself is in ``worker``."""
+
+    def __init__(self, episode_id: str, domain: DomainRuntime, task_id: str | None, origin: EpisodeOrigin,
+                 worker: WorkerHandle) -> None:
+        self.id = episode_id
+        self.domain = domain
+        self.task_id = task_id
+        self.origin = origin
+        self.worker = worker
+        self.created = time.time()
+        self.last_used = time.monotonic()
+        self.calls = 0
+        self.trace: list[TraceRecord] = []
+        self.base: bytes | None = None  # None: the start state
+        self.replay: list[tuple[str, dict[str, Any]]] = []
+        self.closed = False
+
+    @property
+    def setup(self) -> list[dict[str, Any]]:
+        if self.task_id is None:
+            return []
+        return [op.model_dump(mode="json") for op in self.domain.package.tasks[self.task_id].setup]
+
+    def summary(self) -> dict[str, Any]:
+        return {"id": self.id, "domain": self.domain.slug, "task_id": self.task_id, "origin": self.origin.value,
+                "calls": self.calls, "created": self.created}
+
+
+def new_episode_id() -> str:
+    """128 random bits: episode ids appear in agents' URLs, so they must not be guessable."""
+    return secrets.token_hex(16)
+
+
+class EpisodeRegistry:
+    """Every live episode of one host."""
+
+    def __init__(self, pool: WorkerPool, settings: HostSettings) -> None:
+        self.pool = pool
+        self.settings = settings
+        self.domains: dict[str, DomainRuntime] = {}
+        self.episodes: dict[str, Episode] = {}
+        self.snapshots: dict[str, tuple[str, bytes]] = {}  # snapshot id -> (domain hash, bytes)
+        self.counts = {EpisodeOrigin.interactive: 0, EpisodeOrigin.harness: 0}
+
+    # -- domains --------------------------------------------------------------------------
+    def add_domain(self, package: DomainPackage) -> DomainRuntime:
+        runtime = DomainRuntime(package)
+        self.domains[runtime.slug] = runtime
+        return runtime
+
+    def domain(self, slug: str) -> DomainRuntime:
+        try:
+            return self.domains[slug]
+        except KeyError:
+            raise UsageError(f"domain {slug!r} is not served here (served: {', '.join(sorted(self.domains))})") from None
+
+    # -- worker plumbing --------------------------------------------------------------------
+    async def _request(self, worker: WorkerHandle, message: tuple, *, timeout: float | None = None) -> Any:
+        """One request to a worker, shielded from caller cancellation, with recovery on loss."""
+        return await asyncio.shield(self._request_locked(worker, message, timeout))
+
+    async def _request_locked(self, worker: WorkerHandle, message: tuple, timeout: float | None) -> Any:
+        async with worker.lock:
+            try:
+                status, payload = await worker.request(message, timeout or self.settings.call_timeout * 6)
+            except WorkerLostError as lost:
+                await self._rebuild(worker)
+                raise EnvironmentFaultError(f"the environment stopped this call: {lost.reason}") from None
+        if status != OK:
+            raise EnvironmentFaultError(f"worker error: {str(payload).splitlines()[0]}")
+        return payload
+
+    async def _open_on(self, worker: WorkerHandle, episode: Episode) -> None:
+        await worker.ensure_domain(episode.domain.bundle, self.settings.call_timeout * 6)
+        status, payload = await worker.request(
+            ("open", episode.id, episode.domain.bundle.content_hash, episode.task_id or "", episode.setup,
+             episode.base, episode.replay), self.settings.call_timeout * (6 + len(episode.replay)))
+        if status != OK:
+            raise EnvironmentFaultError(f"could not open episode: {str(payload).splitlines()[0]}")
+
+    async def _rebuild(self, worker: WorkerHandle) -> None:
+        """After a worker was replaced: reopen each of its episodes by replay (lock held)."""
+        for episode_id in sorted(worker.episodes):
+            episode = self.episodes.get(episode_id)
+            if episode is None:
+                continue
+            try:
+                await self._open_on(worker, episode)
+            except (WorkerLostError, EnvironmentFaultError):
+                episode.closed = True
+                worker.episodes.discard(episode_id)
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def create(self, domain: str, task_id: str | None = None,
+                     origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
+        runtime = self.domain(domain)
+        if task_id is not None and task_id not in runtime.package.tasks:
+            raise UsageError(f"domain {domain!r} has no task {task_id!r}")
+        cap = (self.settings.max_interactive_episodes if origin is EpisodeOrigin.interactive
+               else self.settings.max_harness_episodes)
+        if self.counts[origin] >= cap:
+            raise CapacityError(f"{origin.value} episode cap of {cap} reached; close episodes or wait for idle expiry")
+        worker = self.pool.least_loaded()
+        episode = Episode(new_episode_id(), runtime, task_id, origin, worker)
+        self.counts[origin] += 1
+        try:
+            async with worker.lock:
+                try:
+                    await self._open_on(worker, episode)
+                except WorkerLostError as lost:
+                    await self._rebuild(worker)
+                    raise EnvironmentFaultError(f"could not open episode: {lost.reason}") from None
+        except BaseException:
+            self.counts[origin] -= 1
+            raise
+        worker.episodes.add(episode.id)
+        self.episodes[episode.id] = episode
+        return episode
+
+    def get(self, episode_id: str) -> Episode:
+        episode = self.episodes.get(episode_id)
+        if episode is None or episode.closed:
+            raise EpisodeNotFoundError("unknown, expired or closed episode; create a new one")
+        episode.last_used = time.monotonic()
+        return episode
+
+    async def close(self, episode_id: str) -> None:
+        episode = self.episodes.pop(episode_id, None)
+        if episode is None:
+            raise EpisodeNotFoundError("unknown, expired or closed episode")
+        episode.closed = True
+        self.counts[episode.origin] -= 1
+        episode.worker.episodes.discard(episode_id)
+        try:
+            await self._request(episode.worker, ("close", episode_id))
+        except EnvironmentFaultError:
+            pass
+
+    async def close_idle(self, now: float | None = None) -> list[str]:
+        """Close episodes unused for longer than the idle timeout; returns their ids."""
+        now = time.monotonic() if now is None else now
+        idle = [e.id for e in self.episodes.values() if now - e.last_used > self.settings.idle_timeout]
+        for episode_id in idle:
+            await self.close(episode_id)
+        return idle
+
+    async def close_all(self) -> None:
+        for episode_id in list(self.episodes):
+            await self.close(episode_id)
+
+    # -- calls ------------------------------------------------------------------------------
+    async def call(self, episode_id: str, tool: str, arguments: dict[str, Any] | None) -> CallOutcome:
+        """Validate, run in the episode's worker, record in the trace.
+
+        Raises:
+            UnknownToolError, EpisodeNotFoundError, LimitExceededError, EnvironmentFaultError.
+        """
+        episode = self.get(episode_id)
+        runtime = episode.domain
+        if tool not in runtime.validators:
+            raise UnknownToolError(f"unknown tool {tool!r} in domain {runtime.slug}")
+        if episode.calls >= self.settings.max_calls:
+            raise LimitExceededError(f"episode reached its limit of {self.settings.max_calls} calls")
+        if len(episode.trace) >= self.settings.max_trace:
+            raise LimitExceededError(f"episode reached its trace limit of {self.settings.max_trace} records")
+        arguments = arguments or {}
+        episode.calls += 1
+        problem = runtime.check_arguments(tool, arguments, self.settings.max_argument_bytes)
+        if problem is not None:
+            outcome = CallOutcome(kind=OutcomeKind.tool_error, error_code="invalid_argument", message=problem)
+            self._record(episode, tool, arguments, outcome)
+            return outcome
+        started = time.perf_counter()
+        try:
+            reply: CallReply = await self._request(episode.worker, ("call", episode_id, tool, arguments),
+                                                   timeout=self.settings.call_timeout)
+        except EnvironmentFaultError as fault:
+            outcome = CallOutcome(kind=OutcomeKind.fault, error_code="environment_fault", message=fault.message,
+                                  duration_ms=(time.perf_counter() - started) * 1000)
+            self._record(episode, tool, arguments, outcome)
+            raise
+        duration = (time.perf_counter() - started) * 1000
+        if reply.status == OK:
+            episode.replay.append((tool, arguments))
+            outcome = CallOutcome(kind=OutcomeKind.success, result=reply.result, duration_ms=duration,
+                                  reads=list(reply.reads), writes=list(reply.writes))
+        elif reply.status == TOOL_ERROR:
+            outcome = CallOutcome(kind=OutcomeKind.tool_error, error_code=reply.error_code, message=reply.message,
+                                  duration_ms=duration)
+        elif reply.status == LIMIT:
+            outcome = CallOutcome(kind=OutcomeKind.fault, error_code="limit_exceeded", message=reply.message,
+                                  duration_ms=duration)
+            self._record(episode, tool, arguments, outcome)
+            raise LimitExceededError(reply.message or "episode limit reached")
+        else:
+            outcome = CallOutcome(kind=OutcomeKind.fault, error_code="environment_fault", message=reply.message,
+                                  duration_ms=duration)
+            self._record(episode, tool, arguments, outcome)
+            raise EnvironmentFaultError(f"tool {tool!r} failed inside the environment")
+        self._record(episode, tool, arguments, outcome)
+        return outcome
+
+    @staticmethod
+    def _record(episode: Episode, tool: str, arguments: dict[str, Any], outcome: CallOutcome) -> None:
+        episode.trace.append(TraceRecord(
+            index=len(episode.trace), tool=tool, arguments=arguments, outcome=outcome.kind,
+            error_code=outcome.error_code, message=outcome.message, result=outcome.result,
+            duration_ms=round(outcome.duration_ms, 3)))
+
+    # -- state ------------------------------------------------------------------------------
+    async def fingerprint(self, episode_id: str) -> str:
+        episode = self.get(episode_id)
+        return await self._request(episode.worker, ("fingerprint", episode_id))
+
+    async def dump(self, episode_id: str, tables: list[str] | None = None) -> dict[str, Any]:
+        episode = self.get(episode_id)
+        return await self._request(episode.worker, ("dump", episode_id, tables))
+
+    async def diff(self, episode_id: str, against: str | None = None) -> StateDiff:
+        """Diff from the start state, or from a snapshot id, or from another episode id."""
+        episode = self.get(episode_id)
+        if against is None or against == "start":
+            payload = await self._request(episode.worker, ("diff", episode_id, None, None))
+        elif against in self.snapshots:
+            payload = await self._request(episode.worker, ("diff", episode_id, self.snapshots[against][1], None))
+        else:
+            other = self.get(against)
+            if other.worker is episode.worker:
+                payload = await self._request(episode.worker, ("diff", episode_id, None, against))
+            else:
+                data = await self._request(other.worker, ("snapshot", against))
+                payload = await self._request(episode.worker, ("diff", episode_id, data, None))
+        return StateDiff.model_validate(payload)
+
+    async def snapshot(self, episode_id: str) -> str:
+        episode = self.get(episode_id)
+        data = await self._request(episode.worker, ("snapshot", episode_id))
+        snapshot_id = "snap-" + secrets.token_hex(8)
+        self.snapshots[snapshot_id] = (episode.domain.bundle.content_hash, data)
+        return snapshot_id
+
+    async def restore(self, episode_id: str, snapshot_id: str) -> None:
+        episode = self.get(episode_id)
+        if snapshot_id not in self.snapshots:
+            raise UsageError(f"unknown snapshot {snapshot_id!r}")
+        content_hash, data = self.snapshots[snapshot_id]
+        if content_hash != episode.domain.bundle.content_hash:
+            raise UsageError("snapshot belongs to another domain")
+        await self._request(episode.worker, ("restore", episode_id, data))
+        episode.base, episode.replay = data, []
+
+    async def reset(self, episode_id: str) -> None:
+        episode = self.get(episode_id)
+        episode.base, episode.replay, episode.trace, episode.calls = None, [], [], 0
+        worker = episode.worker
+        async with worker.lock:
+            status, _ = await worker.request(("close", episode_id), self.settings.call_timeout)
+            await self._open_on(worker, episode)
+
+    async def fork(self, episode_id: str, origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
+        parent = self.get(episode_id)
+        cap = self.settings.max_harness_episodes if origin is EpisodeOrigin.harness else self.settings.max_interactive_episodes
+        if self.counts[origin] >= cap:
+            raise CapacityError(f"{origin.value} episode cap of {cap} reached")
+        child = Episode(new_episode_id(), parent.domain, parent.task_id, origin, parent.worker)
+        child.base, child.replay = parent.base, list(parent.replay)
+        child.trace = [r.model_copy() for r in parent.trace]
+        child.calls = parent.calls
+        await self._request(parent.worker, ("fork", episode_id, child.id))
+        self.counts[origin] += 1
+        parent.worker.episodes.add(child.id)
+        self.episodes[child.id] = child
+        return child

@@ -1,0 +1,135 @@
+"""The project's exception tree, with a stable code on every error.
+
+Two families, kept apart because they mean different things to an agent and to a harness:
+
+    ScaleEnvError
+    ├── ToolError                 the world said no: becomes an MCP ``isError`` result
+    │   ├── NotFoundError            code ``not_found``
+    │   ├── InvalidArgumentError     code ``invalid_argument``
+    │   ├── ConflictError            code ``conflict``
+    │   └── NotPermittedError        code ``not_permitted``
+    ├── HarnessError              the environment failed or was misused: a JSON-RPC error,
+    │   │                         nothing of the host's internals leaked
+    │   ├── UnknownToolError         code ``unknown_tool``
+    │   ├── EpisodeNotFoundError     code ``episode_not_found``
+    │   ├── CapacityError            code ``capacity``
+    │   ├── LimitExceededError       code ``limit_exceeded``
+    │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
+    ├── DomainError               a domain package is broken: file, field and reason
+    └── UsageError                bad input to a CLI command or Python API call
+
+Tool code raises only the ``ToolError`` family (through ``scaleenv_mcp.toolkit``); any
+other exception escaping a tool is an environment fault, never the agent's failure.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CapacityError",
+    "ConflictError",
+    "DomainError",
+    "EnvironmentFaultError",
+    "EpisodeNotFoundError",
+    "HarnessError",
+    "InvalidArgumentError",
+    "LimitExceededError",
+    "NotFoundError",
+    "NotPermittedError",
+    "ScaleEnvError",
+    "ToolError",
+    "UnknownToolError",
+    "UsageError",
+    "TOOL_ERROR_CODES",
+    "tool_error_for_code",
+]
+
+
+class ScaleEnvError(Exception):
+    """Root of every error this project raises on purpose."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ToolError(ScaleEnvError):
+    """A declared domain error: the call was refused and its writes rolled back."""
+
+    code = "tool_error"
+
+
+class NotFoundError(ToolError):
+    code = "not_found"
+
+
+class InvalidArgumentError(ToolError):
+    code = "invalid_argument"
+
+
+class ConflictError(ToolError):
+    code = "conflict"
+
+
+class NotPermittedError(ToolError):
+    code = "not_permitted"
+
+
+TOOL_ERROR_CODES: dict[str, type[ToolError]] = {
+    cls.code: cls for cls in (NotFoundError, InvalidArgumentError, ConflictError, NotPermittedError)
+}
+
+
+def tool_error_for_code(code: str, message: str) -> ToolError:
+    """Rebuild a tool error that crossed a process boundary as (code, message)."""
+    return TOOL_ERROR_CODES.get(code, ToolError)(message)
+
+
+class HarnessError(ScaleEnvError):
+    """The harness failed or was misused; reported as a JSON-RPC error or an HTTP status."""
+
+    code = "harness_error"
+
+
+class UnknownToolError(HarnessError):
+    code = "unknown_tool"
+
+
+class EpisodeNotFoundError(HarnessError):
+    code = "episode_not_found"
+
+
+class CapacityError(HarnessError):
+    """A live-episode cap was reached; nobody else's episode was evicted."""
+
+    code = "capacity"
+
+
+class LimitExceededError(HarnessError):
+    """An episode hit one of its own limits (calls, trace length, database size)."""
+
+    code = "limit_exceeded"
+
+
+class EnvironmentFaultError(HarnessError):
+    """Tool code crashed, ran past its budget or lost its worker: infrastructure, not the agent."""
+
+    code = "environment_fault"
+
+
+class DomainError(ScaleEnvError):
+    """A domain package is broken. Names the file, the field (if any) and the reason."""
+
+    code = "domain_invalid"
+
+    def __init__(self, file: str, reason: str, field: str | None = None) -> None:
+        where = f"{file}: {field}" if field else file
+        super().__init__(f"{where}: {reason}")
+        self.file = file
+        self.field = field
+        self.reason = reason
+
+
+class UsageError(ScaleEnvError):
+    code = "usage"

@@ -1,0 +1,142 @@
+"""The agent listener: MCP streamable HTTP on ``/mcp/episodes/{id}`` and ``/mcp/{domain}``.
+
+One session manager per (domain, endpoint kind), entered once in the app lifespan
+(../shared/MCP_NOTES.md). Both protocol eras work on ``/mcp/episodes/{id}`` because the
+episode is in the URL. On ``/mcp/{domain}`` a handshake-era session gets a fresh episode of
+its own; any request may name an episode with the ``X-ScaleEnv-Episode`` header or
+``_meta["scaleenv/episode"]``; a stateless request with neither gets an error that says
+how to get one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from scaleenv_mcp.episodes.registry import EpisodeOrigin, EpisodeRegistry
+from scaleenv_mcp.errors import EpisodeNotFoundError, UsageError
+from scaleenv_mcp.host.security import transport_security
+from scaleenv_mcp.host.server import EPISODE_META_KEY, build_domain_server
+from scaleenv_mcp.settings import HostSettings
+
+__all__ = ["EPISODE_HEADER", "build_agent_app"]
+
+EPISODE_HEADER = "x-scaleenv-episode"
+
+
+def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}, status_code=status)
+
+
+def _named_episode(ctx: ServerRequestContext[Any]) -> str | None:
+    if ctx.meta is not None:
+        extra = ctx.meta.model_extra or {} if hasattr(ctx.meta, "model_extra") else dict(ctx.meta)
+        value = extra.get(EPISODE_META_KEY)
+        if isinstance(value, str):
+            return value
+    request = ctx.request
+    if isinstance(request, Request):
+        return request.headers.get(EPISODE_HEADER)
+    return None
+
+
+class _DomainEndpoints:
+    """The two session managers of one domain and their episode resolvers."""
+
+    def __init__(self, slug: str, registry: EpisodeRegistry, settings: HostSettings) -> None:
+        self.slug = slug
+        self.registry = registry
+        self.sessions: dict[str, str] = {}  # handshake session id -> episode id
+        runtime = registry.domain(slug)
+        security = transport_security(settings.host, settings.allowed_origins)
+        common = dict(json_response=True, security_settings=security, max_request_body_size=settings.max_request_bytes,
+                      session_idle_timeout=settings.idle_timeout, max_sessions=settings.max_interactive_episodes)
+        self.episode_manager = StreamableHTTPSessionManager(
+            app=build_domain_server(runtime, registry, self._from_path, interactive=False), **common)
+        self.interactive_manager = StreamableHTTPSessionManager(
+            app=build_domain_server(runtime, registry, self._interactive, interactive=True), **common)
+
+    async def _from_path(self, ctx: ServerRequestContext[Any]) -> str:
+        request = ctx.request
+        if not isinstance(request, Request):
+            raise EpisodeNotFoundError("no episode in the request")
+        return request.path_params["episode_id"]
+
+    async def _interactive(self, ctx: ServerRequestContext[Any]) -> str:
+        named = _named_episode(ctx)
+        if named:
+            if self.registry.get(named).domain.slug != self.slug:
+                raise EpisodeNotFoundError("that episode belongs to another domain")
+            return named
+        request = ctx.request
+        session_id = request.headers.get("mcp-session-id") if isinstance(request, Request) else None
+        if session_id is None:
+            raise UsageError(
+                "this stateless request names no episode: create one through the control API "
+                f"(POST /episodes with domain {self.slug!r}) and connect to /mcp/episodes/{{id}}, or send the "
+                "X-ScaleEnv-Episode header or _meta['scaleenv/episode'], or connect with a handshake-era session"
+            )
+        episode_id = self.sessions.get(session_id)
+        if episode_id is None:
+            episode = await self.registry.create(self.slug, origin=EpisodeOrigin.interactive)
+            self.sessions[session_id] = episode_id = episode.id
+        return episode_id
+
+
+def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starlette:
+    """The Starlette app of the agent listener for every domain the registry serves."""
+    endpoints = {slug: _DomainEndpoints(slug, registry, settings) for slug in registry.domains}
+
+    async def episode_route(scope: Scope, receive: Receive, send: Send) -> None:
+        episode_id = scope["path_params"]["episode_id"]
+        episode = registry.episodes.get(episode_id)
+        if episode is None or episode.closed:
+            await _jsonrpc_error(404, -32004, "unknown, expired or closed episode; create a new one")(scope, receive, send)
+            return
+        await endpoints[episode.domain.slug].episode_manager.handle_request(scope, receive, send)
+
+    async def domain_route(scope: Scope, receive: Receive, send: Send) -> None:
+        domain = scope["path_params"]["domain"]
+        if domain not in endpoints:
+            await _jsonrpc_error(404, -32004, f"unknown domain {domain!r}")(scope, receive, send)
+            return
+        await endpoints[domain].interactive_manager.handle_request(scope, receive, send)
+
+    async def index(request: Request) -> JSONResponse:
+        return JSONResponse({"domains": sorted(endpoints), "endpoints": ["/mcp/{domain}", "/mcp/episodes/{id}"]})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for endpoint in endpoints.values():
+                await stack.enter_async_context(endpoint.episode_manager.run())
+                await stack.enter_async_context(endpoint.interactive_manager.run())
+            yield
+
+    return Starlette(
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/mcp/episodes/{episode_id}", _AsgiEndpoint(episode_route)),
+            Route("/mcp/{domain}", _AsgiEndpoint(domain_route)),
+        ],
+        lifespan=lifespan,
+    )
+
+
+class _AsgiEndpoint:
+    """Marks a plain ASGI callable as an app for Starlette's Route (so every method reaches it)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)

@@ -1,0 +1,108 @@
+"""The MCP server of one domain: list its tools, route each call to the right episode.
+
+One low-level ``mcp.server.Server`` per domain serves every episode of that domain; which
+episode a request belongs to is decided per request by an ``EpisodeResolver`` (the URL on
+``/mcp/episodes/{id}``, a header, ``_meta``, the handshake session, or a fixed episode on
+stdio and in memory). Nothing per connection is trusted to hold state, because in the
+stateless protocol era every request is a fresh connection (../shared/MCP_NOTES.md).
+
+Agents see tools, and in interactive mode the table schema and the tasks' opening
+requests. Never actions, gold, simulator instructions or withheld facts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+
+from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
+from scaleenv_mcp.episodes.registry import EpisodeRegistry
+from scaleenv_mcp.episodes.trace import OutcomeKind
+from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.host.errors import to_mcp_error
+
+__all__ = ["EpisodeResolver", "build_domain_server", "build_instructions"]
+
+EpisodeResolver = Callable[[ServerRequestContext[Any]], Awaitable[str]]
+EPISODE_META_KEY = "scaleenv/episode"
+
+
+def build_instructions(runtime: DomainRuntime) -> str:
+    manifest = runtime.manifest
+    date, time_of_day = manifest.clock.split("T")
+    return (
+        f"{manifest.title}: {manifest.description}\n\n"
+        f"Today is {date} and the time is {time_of_day}; resolve relative dates (tomorrow, next week) from it.\n\n"
+        f"Policy you must follow:\n{manifest.policy}"
+    )
+
+
+def _tool_list(runtime: DomainRuntime) -> list[types.Tool]:
+    return [
+        types.Tool(name=t.name, description=t.description, input_schema=t.input_schema, output_schema=t.output_schema)
+        for t in runtime.manifest.tools
+    ]
+
+
+def _interactive_resources(runtime: DomainRuntime) -> dict[str, tuple[str, str, str]]:
+    """uri -> (name, mime type, text) for interactive endpoints only."""
+    slug = runtime.slug
+    openings = sorted({t.user.opening for t in runtime.package.tasks.values()})
+    return {
+        f"scaleenv://{slug}/schema": ("schema", "application/sql", runtime.package.schema_sql),
+        f"scaleenv://{slug}/openings": ("openings", "application/json", json.dumps(openings, indent=1)),
+    }
+
+
+def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resolve: EpisodeResolver, *,
+                        interactive: bool) -> Server[Any]:
+    """The MCP server for one domain, resolving each request's episode with ``resolve``."""
+    tools = _tool_list(runtime)
+    resources = _interactive_resources(runtime) if interactive else {}
+
+    async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            episode_id = await resolve(ctx)
+            outcome = await registry.call(episode_id, params.name, params.arguments)
+        except ScaleEnvError as error:
+            raise to_mcp_error(error) from None
+        if outcome.kind is OutcomeKind.success:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=json.dumps(outcome.result, ensure_ascii=False))],
+                structured_content=outcome.result,
+            )
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=f"{outcome.error_code}: {outcome.message}")], is_error=True
+        )
+
+    async def list_resources(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=[
+            types.Resource(uri=uri, name=name, mime_type=mime) for uri, (name, mime, _) in resources.items()
+        ])
+
+    async def read_resource(ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        entry = resources.get(str(params.uri))
+        if entry is None:
+            raise to_mcp_error(ScaleEnvError(f"unknown resource {params.uri}"))
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=params.uri, mime_type=entry[1], text=entry[2])]
+        )
+
+    handlers: dict[str, Any] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
+    if interactive:
+        handlers.update(on_list_resources=list_resources, on_read_resource=read_resource)
+    return Server(
+        runtime.slug,
+        version=runtime.manifest.version,
+        title=runtime.manifest.title,
+        instructions=build_instructions(runtime),
+        **handlers,
+    )

@@ -1,0 +1,43 @@
+"""Host settings, read from arguments or ``SCALEENV_<SETTING>`` environment variables in one place."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+__all__ = ["HostSettings"]
+
+
+class HostSettings(BaseModel):
+    host: str = Field(default="127.0.0.1", description="Bind address; loopback by default so nothing is exposed by accident.")
+    port: int = Field(default=8765, description="Agent listener (MCP streamable HTTP).")
+    control_port: int = Field(default=8766, description="Control listener (HTTP JSON, bearer token).")
+    workers: int | None = Field(default=None, description="Worker processes; default one per core.")
+    call_timeout: float = Field(default=10.0, description="Wall-time budget of one tool call, seconds.")
+    worker_memory_mb: int = Field(default=4096, description="Address-space limit of each worker, MiB.")
+    idle_timeout: float = Field(default=1800.0, description="Seconds after which an unused episode is closed.")
+    max_interactive_episodes: int = Field(default=1000, description="Live episodes opened by interactive MCP sessions.")
+    max_harness_episodes: int = Field(default=20000, description="Live episodes created through the control API.")
+    max_calls: int = Field(default=10000, description="Tool calls one episode may make.")
+    max_trace: int = Field(default=10000, description="Trace records one episode may keep.")
+    max_db_mb: int = Field(default=64, description="Largest episode database, MiB.")
+    max_argument_bytes: int = Field(default=65536, description="Largest JSON of one call's arguments.")
+    max_request_bytes: int = Field(default=1024 * 1024, description="Largest HTTP request body.")
+    token: str | None = Field(default=None, description="Control API bearer token; random when not given.")
+    token_file: Path | None = Field(default=None, description="Where the control token is written (mode 0600).")
+    allowed_origins: list[str] = Field(default_factory=list, description="Extra browser Origins allowed besides loopback.")
+    skip_validation: bool = Field(default=False, description="Development only: serve domains without validation.")
+    state_dir: Path = Field(default=Path.home() / ".scaleenv", description="Host-side caches (validation records).")
+
+    @classmethod
+    def from_env(cls, **overrides: object) -> HostSettings:
+        """Defaults, then SCALEENV_* variables, then explicit overrides (None means unset)."""
+        values: dict[str, object] = {}
+        for name, field in cls.model_fields.items():
+            env = os.environ.get(f"SCALEENV_{name.upper()}")
+            if env is not None:
+                values[name] = env.split(",") if field.annotation == list[str] else env
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls.model_validate(values)

@@ -1,0 +1,54 @@
+"""Deterministic id minting: ``ctx.new_id("ORD")`` gives ``ORD-00042``.
+
+Counters live in the episode database (``_scaleenv_ids``) so they roll back with a failed
+call and travel with snapshots and forks; they start above the highest id of the prefix in
+the start state (tests/unit/state/test_ids.py).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from scaleenv_mcp.state.canonical import list_tables
+
+__all__ = ["ID_TABLE", "format_id", "install_id_counters", "mint_id"]
+
+ID_TABLE = "_scaleenv_ids"
+_ID_RE = re.compile(r"^([A-Z][A-Z0-9]{1,9})-(\d+)$")
+_PREFIX_RE = re.compile(r"^[A-Z][A-Z0-9]{1,9}$")
+
+
+def format_id(prefix: str, number: int) -> str:
+    return f"{prefix}-{number:05d}"
+
+
+def install_id_counters(conn: sqlite3.Connection) -> None:
+    """Create the counter table, seeded from the highest id of every prefix in text key columns."""
+    highest: dict[str, int] = {}
+    for table in list_tables(conn):
+        for row in conn.execute(f'PRAGMA table_info("{table}")').fetchall():
+            column, declared, is_pk = row[1], (row[2] or "").upper(), row[5]
+            if not is_pk or declared != "TEXT":
+                continue
+            for (value,) in conn.execute(f'SELECT "{column}" FROM "{table}"'):
+                match = _ID_RE.match(value or "")
+                if match:
+                    prefix, number = match.group(1), int(match.group(2))
+                    highest[prefix] = max(highest.get(prefix, 0), number)
+    conn.execute(f"CREATE TABLE IF NOT EXISTS {ID_TABLE} (prefix TEXT PRIMARY KEY, last INTEGER NOT NULL) STRICT")
+    conn.executemany(
+        f"INSERT INTO {ID_TABLE}(prefix, last) VALUES (?, ?) ON CONFLICT(prefix) DO UPDATE SET last = max(last, excluded.last)",
+        sorted(highest.items()),
+    )
+
+
+def mint_id(conn: sqlite3.Connection, prefix: str) -> str:
+    if not isinstance(prefix, str) or not _PREFIX_RE.match(prefix):
+        raise ValueError(f"id prefix must be 2-10 upper-case letters or digits, got {prefix!r}")
+    row = conn.execute(
+        f"INSERT INTO {ID_TABLE}(prefix, last) VALUES (?, 1) ON CONFLICT(prefix) DO UPDATE SET last = last + 1 "
+        "RETURNING last",
+        (prefix,),
+    ).fetchone()
+    return format_id(prefix, row[0])

@@ -1,0 +1,146 @@
+"""Host side of the worker processes: spawn, route, enforce the wall-time budget, kill, respawn.
+
+One request is in flight per worker at a time (a worker is single-threaded anyway), which
+rules out pipe deadlocks on large payloads. A request past its budget, or a worker that
+dies, raises ``WorkerLostError`` after the worker has been killed and replaced by a fresh
+one; whoever owns the episodes on it (``episodes.registry``) rebuilds them by replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+from multiprocessing.connection import Connection
+from typing import Any
+
+from scaleenv_mcp.workers.protocol import DomainBundle
+
+__all__ = ["WorkerHandle", "WorkerLostError", "WorkerPool"]
+
+
+class WorkerLostError(Exception):
+    """The worker was killed (budget) or died; it has been replaced by a fresh process."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class WorkerHandle:
+    """One worker process and the pipe to it."""
+
+    def __init__(self, index: int, memory_limit: int | None, max_pages: int | None,
+                 env: dict[str, str] | None = None) -> None:
+        self.index = index
+        self.memory_limit = memory_limit
+        self.max_pages = max_pages
+        self.env = env
+        self.lock = asyncio.Lock()
+        self.episodes: set[str] = set()
+        self.domains: set[str] = set()
+        self.generation = 0
+        self._spawn()
+
+    def _spawn(self) -> None:
+        # A fresh interpreter (not multiprocessing's spawn): it never re-imports the caller's
+        # __main__, and its stdout is closed so it cannot corrupt a stdio MCP pipe.
+        parent, child = socket.socketpair()
+        env = {**os.environ, **(self.env or {})}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "scaleenv_mcp.workers.worker", str(child.fileno()),
+             str(self.memory_limit or 0), str(self.max_pages or 0)],
+            pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
+        )
+        child.close()
+        self.conn: Connection = Connection(parent.detach())
+        self.domains = set()
+        self.generation += 1
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid
+
+    def replace(self) -> None:
+        """Kill the process (if alive) and start a fresh one; episode state is gone."""
+        self._kill()
+        self._spawn()
+
+    def _kill(self) -> None:
+        try:
+            self.process.kill()
+            self.process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.conn.close()
+
+    def stop(self) -> None:
+        self._kill()
+
+    async def request(self, message: tuple, timeout: float | None) -> tuple[str, Any]:
+        """Send one request and await its reply; the caller must hold ``self.lock``."""
+        loop = asyncio.get_running_loop()
+        try:
+            self.conn.send(message)
+        except (BrokenPipeError, OSError) as exc:
+            self.replace()
+            raise WorkerLostError(f"worker pipe broken: {exc}") from exc
+        ready: asyncio.Future[None] = loop.create_future()
+        fd = self.conn.fileno()
+
+        def on_readable() -> None:
+            loop.remove_reader(fd)
+            if not ready.done():
+                ready.set_result(None)
+
+        loop.add_reader(fd, on_readable)
+        try:
+            await asyncio.wait_for(ready, timeout)
+            return self.conn.recv()
+        except asyncio.TimeoutError:
+            loop.remove_reader(fd)
+            self.replace()
+            raise WorkerLostError(f"call exceeded its wall-time budget of {timeout:g} s") from None
+        except (EOFError, OSError) as exc:
+            loop.remove_reader(fd)
+            self.replace()
+            raise WorkerLostError(f"worker died: {type(exc).__name__}") from exc
+        except asyncio.CancelledError:
+            # Callers shield requests (episodes.registry), so this is shutdown: a reply may still
+            # be on its way, and a worker whose protocol state is unknown is not reused.
+            loop.remove_reader(fd)
+            self.replace()
+            raise
+
+    async def ensure_domain(self, bundle: DomainBundle, timeout: float | None) -> None:
+        if bundle.content_hash in self.domains:
+            return
+        status, payload = await self.request(("domain", bundle), timeout)
+        if status != "ok":
+            raise RuntimeError(f"worker could not load domain: {payload}")
+        self.domains.add(bundle.content_hash)
+
+
+class WorkerPool:
+    """A fixed set of worker processes (default: one per core)."""
+
+    def __init__(self, size: int | None = None, memory_limit: int | None = 4 * 1024**3,
+                 max_pages: int | None = None, env: dict[str, str] | None = None) -> None:
+        self.size = size or os.cpu_count() or 1
+        self.memory_limit = memory_limit
+        self.max_pages = max_pages
+        self.env = env
+        self.workers: list[WorkerHandle] = []
+
+    def start(self) -> None:
+        self.workers = [WorkerHandle(i, self.memory_limit, self.max_pages, self.env) for i in range(self.size)]
+
+    def stop(self) -> None:
+        for worker in self.workers:
+            worker.stop()
+        self.workers = []
+
+    def least_loaded(self) -> WorkerHandle:
+        return min(self.workers, key=lambda w: (len(w.episodes), w.index))

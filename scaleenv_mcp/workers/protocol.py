@@ -1,0 +1,42 @@
+"""Messages between the host and its worker processes.
+
+Plain tuples and dicts over a ``multiprocessing`` pipe: this path runs once per tool call,
+so no pydantic here (bench/calls.py measures the cost). A request is ``(op, args...)``;
+a reply is ``(status, payload)`` with status one of the constants below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["CallReply", "DomainBundle", "FAULT", "OK", "TOOL_ERROR", "LIMIT"]
+
+OK = "ok"
+TOOL_ERROR = "tool_error"
+FAULT = "fault"
+LIMIT = "limit"
+
+
+@dataclass(frozen=True)
+class DomainBundle:
+    """What a worker needs to run a domain's tools: sent once per worker, never read from disk there."""
+
+    content_hash: str
+    manifest_json: str
+    schema_sql: str
+    seed: dict[str, list[dict[str, Any]]]
+    tools_source: str
+
+
+@dataclass
+class CallReply:
+    """Outcome of one tool call inside a worker."""
+
+    status: str
+    result: dict[str, Any] | None = None
+    error_code: str | None = None
+    message: str | None = None
+    detail: str | None = None  # traceback for validation reports; never shown to agents
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()

@@ -1,0 +1,259 @@
+"""The worker process: holds episode databases and runs tool code, and nothing else.
+
+Pinned (DESIGN: episodes, workers and state): tool code never runs in the process that
+serves MCP. A worker receives requests over a pipe, one at a time, and answers each. It
+runs under a memory limit (RLIMIT_AS) set at start; the host enforces the wall-time budget
+by killing it (tests/integration/test_runaway.py). Every call is atomic: a savepoint wraps
+it and any error rolls back its writes, id counters included.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import signal
+import sqlite3
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any, Callable
+
+import jsonschema
+
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import RowOp
+from scaleenv_mcp.domain.tool_loader import load_tool_functions
+from scaleenv_mcp.errors import ToolError
+from scaleenv_mcp.state.canonical import dump_state
+from scaleenv_mcp.state.containment import ConnectionGuard, open_connection
+from scaleenv_mcp.state.diff import diff_states
+from scaleenv_mcp.state.facade import ToolContext
+from scaleenv_mcp.state.fingerprint import fingerprint_dump
+from scaleenv_mcp.state.start_states import StartStateCache, build_start_state
+from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
+
+__all__ = ["run_worker"]
+
+
+class _LoadedDomain:
+    def __init__(self, bundle: DomainBundle) -> None:
+        self.bundle = bundle
+        self.manifest = DomainManifest.model_validate_json(bundle.manifest_json)
+        names = [t.name for t in self.manifest.tools]
+        self.functions: dict[str, Callable[..., Any]] = load_tool_functions(bundle.tools_source, "tools.py", names)
+        self.output_validators = {
+            t.name: jsonschema.Draft202012Validator(t.output_schema) for t in self.manifest.tools
+        }
+
+
+class _Episode:
+    __slots__ = ("conn", "guard", "ctx", "start", "domain")
+
+    def __init__(self, conn: sqlite3.Connection, guard: ConnectionGuard, start: bytes, domain: _LoadedDomain) -> None:
+        self.conn = conn
+        self.guard = guard
+        self.ctx = ToolContext(conn, guard, domain.manifest.clock)
+        self.start = start
+        self.domain = domain
+
+
+class Worker:
+    """Request dispatcher of one worker process (also usable in-process by tests of this module)."""
+
+    def __init__(self, max_pages: int | None = None) -> None:
+        self.domains: dict[str, _LoadedDomain] = {}
+        self.episodes: dict[str, _Episode] = {}
+        self.start_states = StartStateCache()
+        self.max_pages = max_pages
+
+    def handle(self, message: tuple) -> tuple[str, Any]:
+        op, *args = message
+        try:
+            return OK, getattr(self, f"op_{op}")(*args)
+        except KeyError as exc:
+            return FAULT, f"unknown episode or domain {exc}"
+        except Exception as exc:  # the host turns this into an environment fault
+            return FAULT, f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=8)}"
+
+    # -- domains and episodes -------------------------------------------------------------
+    def op_domain(self, bundle: DomainBundle) -> None:
+        if bundle.content_hash not in self.domains:
+            self.domains[bundle.content_hash] = _LoadedDomain(bundle)
+
+    def op_open(self, episode_id: str, content_hash: str, start_key: str, setup: list[dict[str, Any]],
+                base: bytes | None, replay: list[tuple[str, dict[str, Any]]], record_access: bool = False) -> int:
+        domain = self.domains[content_hash]
+        bundle = domain.bundle
+        ops = [RowOp.model_validate(op) for op in setup]
+        start = self.start_states.get(
+            (content_hash, start_key), lambda: build_start_state(bundle.schema_sql, bundle.seed, ops)
+        )
+        conn, guard = open_connection(domain.manifest.clock, serialized=base if base is not None else start,
+                                      record_access=record_access, max_pages=self.max_pages)
+        episode = _Episode(conn, guard, start, domain)
+        for index, (tool, arguments) in enumerate(replay):
+            reply = self._call(episode, tool, arguments)
+            if reply.status != OK:
+                conn.close()
+                raise RuntimeError(f"replay diverged at call {index} ({tool}): {reply.message}")
+        self.episodes[episode_id] = episode
+        return len(replay)
+
+    def op_close(self, episode_id: str) -> None:
+        episode = self.episodes.pop(episode_id, None)
+        if episode is not None:
+            episode.conn.close()
+
+    def op_snapshot(self, episode_id: str) -> bytes:
+        return self.episodes[episode_id].conn.serialize()
+
+    def op_restore(self, episode_id: str, data: bytes) -> None:
+        episode = self.episodes[episode_id]
+        self._trusted(episode, lambda: episode.conn.deserialize(data))
+        self._trusted(episode, lambda: episode.conn.execute("PRAGMA foreign_keys = ON"))
+
+    def op_fork(self, source_id: str, target_id: str) -> None:
+        source = self.episodes[source_id]
+        conn, guard = open_connection(source.domain.manifest.clock, serialized=source.conn.serialize(),
+                                      max_pages=self.max_pages)
+        self.episodes[target_id] = _Episode(conn, guard, source.start, source.domain)
+
+    # -- reading state --------------------------------------------------------------------
+    def _dump(self, episode: _Episode, data: bytes | None = None) -> dict:
+        if data is None:
+            return self._trusted(episode, lambda: dump_state(episode.conn))
+        other = sqlite3.connect(":memory:")
+        other.deserialize(data)
+        try:
+            return dump_state(other)
+        finally:
+            other.close()
+
+    def op_fingerprint(self, episode_id: str) -> str:
+        return fingerprint_dump(self._dump(self.episodes[episode_id]))
+
+    def op_diff(self, episode_id: str, against: bytes | None = None, other_episode: str | None = None) -> dict:
+        """Diff from the start state (default), from snapshot bytes, or from another episode."""
+        episode = self.episodes[episode_id]
+        if other_episode is not None:
+            before = self._dump(self.episodes[other_episode])
+        else:
+            before = self._dump(episode, against if against is not None else episode.start)
+        return diff_states(before, self._dump(episode)).model_dump(mode="json")
+
+    def op_dump(self, episode_id: str, tables: list[str] | None = None) -> dict:
+        dump = self._dump(self.episodes[episode_id])
+        return {name: table.to_json() for name, table in dump.items() if tables is None or name in tables}
+
+    def op_size(self, episode_id: str) -> int:
+        episode = self.episodes[episode_id]
+        return self._trusted(episode, lambda: episode.conn.execute("PRAGMA page_count").fetchone()[0]
+                             * episode.conn.execute("PRAGMA page_size").fetchone()[0])
+
+    def op_stats(self) -> dict:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return {"episodes": len(self.episodes), "max_rss_kb": usage.ru_maxrss,
+                "cpu_s": usage.ru_utime + usage.ru_stime}
+
+    def op_ping(self) -> str:
+        return "pong"
+
+    def op_sleep(self, seconds: float) -> None:
+        """For tests of the host's budget handling only: hold this worker busy."""
+        import time
+
+        time.sleep(seconds)
+
+    # -- calls ----------------------------------------------------------------------------
+    def op_call(self, episode_id: str, tool: str, arguments: dict[str, Any]) -> CallReply:
+        return self._call(self.episodes[episode_id], tool, arguments)
+
+    @staticmethod
+    def _trusted(episode: _Episode, fn: Callable[[], Any]) -> Any:
+        episode.guard.trusted = True
+        try:
+            return fn()
+        finally:
+            episode.guard.trusted = False
+
+    def _call(self, episode: _Episode, tool: str, arguments: dict[str, Any]) -> CallReply:
+        fn = episode.domain.functions.get(tool)
+        if fn is None:
+            return CallReply(FAULT, message=f"unknown tool {tool!r}")
+        conn, guard = episode.conn, episode.guard
+        self._trusted(episode, lambda: conn.execute("SAVEPOINT scaleenv_call"))
+        guard.log.clear()
+        guard.denied.clear()
+        try:
+            result = fn(episode.ctx, **arguments)
+            problem = _check_result(result, episode.domain.output_validators[tool])
+            if problem:
+                raise _BadResult(problem)
+        except ToolError as exc:
+            self._rollback(episode)
+            return CallReply(TOOL_ERROR, error_code=exc.code, message=exc.message)
+        except sqlite3.DatabaseError as exc:
+            self._rollback(episode)
+            if "full" in str(exc) or "too big" in str(exc):
+                return CallReply(LIMIT, message=f"episode database limit reached: {exc}")
+            reason = f"; refused: {guard.denied[-1]}" if guard.denied else ""
+            return CallReply(FAULT, message=f"{type(exc).__name__}: {exc}{reason}", detail=traceback.format_exc())
+        except BaseException as exc:  # tool code is untrusted: nothing it raises may escape
+            self._rollback(episode)
+            return CallReply(FAULT, message=f"{type(exc).__name__}: {exc}"[:2000], detail=traceback.format_exc())
+        self._trusted(episode, lambda: conn.execute("RELEASE scaleenv_call"))
+        return CallReply(OK, result=result, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)))
+
+    def _rollback(self, episode: _Episode) -> None:
+        def undo() -> None:
+            episode.conn.execute("ROLLBACK TO scaleenv_call")
+            episode.conn.execute("RELEASE scaleenv_call")
+
+        self._trusted(episode, undo)
+
+
+class _BadResult(Exception):
+    pass
+
+
+def _check_result(result: Any, validator: jsonschema.Draft202012Validator) -> str | None:
+    if not isinstance(result, dict):
+        return f"tool returned {type(result).__name__}, not a dict"
+    error = next(iter(validator.iter_errors(result)), None)
+    if error is not None:
+        path = "/".join(str(p) for p in error.absolute_path) or "(root)"
+        return f"result does not match the output schema at {path}: {error.message}"
+    try:
+        json.dumps(result, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        return f"result is not JSON: {exc}"
+    return None
+
+
+def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None) -> None:
+    """Entry point of a worker process: serve requests until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if memory_limit:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    worker = Worker(max_pages=max_pages)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            reply = worker.handle(message)
+        except MemoryError:
+            reply = (FAULT, "MemoryError: worker memory limit reached")
+        conn.send(reply)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m scaleenv_mcp.workers.worker FD MEMORY_LIMIT MAX_PAGES`` (started by the pool)."""
+    fd, memory_limit, max_pages = (int(a) for a in argv[:3])
+    run_worker(Connection(fd), memory_limit or None, max_pages or None)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -1,0 +1,1 @@
+"""ScaleEnv MCP: verifier layer (see docs/architecture.md)."""

@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from scaleenv_mcp.cli import call, inspect, serve
+    from scaleenv_mcp.cli import call, inspect, serve, validate
 
     app.command("serve")(serve.serve)
     app.command("domains")(inspect.domains)
@@ -17,3 +17,4 @@ def register(app: typer.Typer) -> None:
     app.command("mcp-config")(inspect.mcp_config)
     app.command("call")(call.call)
     app.command("shell")(call.shell)
+    app.command("validate")(validate.validate)

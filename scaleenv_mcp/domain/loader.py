@@ -9,7 +9,6 @@ with any error raises ``DomainError(file, field, reason)``: never half a domain.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import sqlite3
@@ -194,26 +193,18 @@ def check_seed(manifest: DomainManifest, schema_sql: str, seed: Any) -> None:
 
 def check_tool_signatures(manifest: DomainManifest, source: str) -> None:
     """Every declared tool is a top-level ``def name(ctx, ...)`` whose parameters match its input schema."""
-    try:
-        tree = ast.parse(source, filename="tools.py")
-    except SyntaxError as exc:
-        raise DomainError("tools.py", f"syntax error: {exc.msg}", f"line {exc.lineno}") from exc
-    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    from scaleenv_mcp.domain.tool_loader import ToolLoadError, tool_signature
+
     for tool in manifest.tools:
-        node = functions.get(tool.name)
-        if node is None:
-            raise DomainError("tools.py", "declared in domain.json but not defined", tool.name)
-        args = node.args
-        positional = [a.arg for a in args.posonlyargs + args.args]
-        if not positional or positional[0] != "ctx" or args.vararg or args.kwarg:
-            raise DomainError("tools.py", "a tool is def name(ctx, <parameters>) with no *args or **kwargs", tool.name)
-        params = positional[1:] + [a.arg for a in args.kwonlyargs]
-        n_defaults = len(args.defaults)
-        required = set(positional[1:len(positional) - n_defaults] if n_defaults else positional[1:])
-        required |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None}
+        try:
+            signature = tool_signature(source, tool.name)
+        except ToolLoadError as error:
+            raise DomainError("tools.py", error.reason, tool.name) from error
+        params = {p.name for p in signature.params}
+        required = {p.name for p in signature.params if p.required}
         schema_props = set(tool.input_schema.get("properties", {}))
         schema_required = set(tool.input_schema.get("required", []))
-        if set(params) != schema_props:
+        if params != schema_props:
             raise DomainError("tools.py", f"parameters {sorted(params)} differ from input_schema {sorted(schema_props)}",
                               tool.name)
         if required != schema_required:

@@ -141,8 +141,8 @@ def _param(arg: ast.arg, required: bool) -> ParamInfo:
 
 def _restricted_import(
     name: str,
-    globals: Mapping[str, object] | None = None,
-    locals: Mapping[str, object] | None = None,
+    module_globals: Mapping[str, object] | None = None,
+    module_locals: Mapping[str, object] | None = None,
     fromlist: Sequence[str] | None = (),
     level: int = 0,
 ) -> types.ModuleType:

@@ -3,7 +3,7 @@
 The facade exposes literal-SQL execution and row fetching. It never hands out the sqlite3
 connection, so tool code cannot commit, attach, change pragmas or lift limits; the static
 policy forbids underscore attributes, which keeps the private slots below out of reach
-(tests/unit/procedural/test_policy_hostile.py tries).
+(tests/unit/domain/test_policy.py tries).
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ it and any error rolls back its writes, id counters included.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import resource
 import signal
@@ -28,7 +29,8 @@ from scaleenv_mcp.state.containment import ConnectionGuard, open_connection
 from scaleenv_mcp.state.diff import diff_states
 from scaleenv_mcp.state.facade import ToolContext
 from scaleenv_mcp.state.fingerprint import fingerprint_dump
-from scaleenv_mcp.state.start_states import StartStateCache, build_start_state
+from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state
 from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
 
 __all__ = ["run_worker"]
@@ -43,6 +45,9 @@ class _LoadedDomain:
         self.output_validators = {
             t.name: jsonschema.Draft202012Validator(t.output_schema) for t in self.manifest.tools
         }
+        # Start states depend on data only, so mutants of the same package share them.
+        self.data_key = hashlib.sha256(
+            (bundle.schema_sql + json.dumps(bundle.seed, sort_keys=True)).encode()).hexdigest()
 
 
 class _Episode:
@@ -85,7 +90,7 @@ class Worker:
         bundle = domain.bundle
         ops = [RowOp.model_validate(op) for op in setup]
         start = self.start_states.get(
-            (content_hash, start_key), lambda: build_start_state(bundle.schema_sql, bundle.seed, ops)
+            (domain.data_key, start_key), lambda: build_start_state(bundle.schema_sql, bundle.seed, ops)
         )
         conn, guard = open_connection(domain.manifest.clock, serialized=base if base is not None else start,
                                       record_access=record_access, max_pages=self.max_pages)
@@ -97,6 +102,10 @@ class Worker:
                 raise RuntimeError(f"replay diverged at call {index} ({tool}): {reply.message}")
         self.episodes[episode_id] = episode
         return len(replay)
+
+    def op_forget(self, content_hash: str) -> None:
+        """Drop a loaded domain (validation loads one per mutant)."""
+        self.domains.pop(content_hash, None)
 
     def op_close(self, episode_id: str) -> None:
         episode = self.episodes.pop(episode_id, None)
@@ -116,6 +125,36 @@ class Worker:
         conn, guard = open_connection(source.domain.manifest.clock, serialized=source.conn.serialize(),
                                       max_pages=self.max_pages)
         self.episodes[target_id] = _Episode(conn, guard, source.start, source.domain)
+
+    def op_case(self, content_hash: str, with_seed: bool, rows: list[dict[str, Any]], tool: str,
+                arguments: dict[str, Any]) -> tuple[CallReply, dict | None, str | None]:
+        """One procedural test case: fresh fixture database, one call, its diff and end fingerprint.
+
+        Runs with access recording on, so the reply says which tables the call read and wrote.
+        A fixture that does not load is reported as a fault whose message starts with 'fixture:'.
+        """
+        domain = self.domains[content_hash]
+        bundle = domain.bundle
+        base = self.start_states.get((domain.data_key, "seed" if with_seed else "empty"),
+                                     lambda: build_start_state(bundle.schema_sql, bundle.seed if with_seed else None))
+        conn, guard = open_connection(domain.manifest.clock, serialized=base, record_access=True,
+                                      max_pages=self.max_pages)
+        episode = _Episode(conn, guard, base, domain)
+        try:
+            def fixture() -> bytes:
+                apply_row_ops(conn, [RowOp.model_validate(op) for op in rows])
+                install_id_counters(conn)
+                return conn.serialize()
+
+            try:
+                start = self._trusted(episode, fixture)
+            except (sqlite3.Error, ValueError) as exc:
+                return CallReply(FAULT, message=f"fixture: {exc}"), None, None
+            reply = self._call(episode, tool, arguments)
+            before, after = self._dump(episode, start), self._dump(episode)
+            return reply, diff_states(before, after).model_dump(mode="json"), fingerprint_dump(after)
+        finally:
+            conn.close()
 
     # -- reading state --------------------------------------------------------------------
     def _dump(self, episode: _Episode, data: bytes | None = None) -> dict:

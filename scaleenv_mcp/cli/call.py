@@ -1,0 +1,75 @@
+"""``scaleenv call`` (one tool call on a fresh episode) and ``scaleenv shell`` (an interactive session)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
+
+__all__ = ["call", "shell"]
+
+
+def call(
+    domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
+    tool: Annotated[str, typer.Argument(help="Tool name (see `scaleenv tools DOMAIN`).")],
+    args: Annotated[str, typer.Option("--args", help='Arguments as a JSON object, e.g. \'{"member_id": "MEM-00001"}\'.')] = "{}",
+    task: Annotated[str | None, typer.Option("--task", help="Start from this task's state instead of the seed.")] = None,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Call one tool on a fresh episode and print its result and the state change.
+
+    Exit codes: 0 success, 1 the tool refused (a declared error or bad arguments),
+    2 usage, 3 the environment failed.
+    """
+    import json
+
+    import anyio
+
+    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
+    from scaleenv_mcp.errors import ScaleEnvError, UsageError
+    from scaleenv_mcp.episodes.trace import OutcomeKind
+    from scaleenv_mcp.host.session import one_call
+
+    try:
+        arguments = json.loads(args)
+    except json.JSONDecodeError as exc:
+        fail(UsageError(f"--args is not JSON: {exc.msg} (column {exc.colno})"))
+    try:
+        outcome, diff = anyio.run(one_call, domain, tool, arguments, task, domains_dir)
+    except ScaleEnvError as error:
+        fail(error)
+    if json_output:
+        print_json({"outcome": outcome.model_dump(mode="json"), "changes": diff.model_dump(mode="json")})
+    elif outcome.kind is OutcomeKind.success:
+        console.print_json(json.dumps(outcome.result))
+        if not diff.is_empty:
+            console.print("[bold]state change:[/]")
+            console.print_json(diff.model_dump_json(exclude_defaults=True))
+    else:
+        console.print(f"[red]{outcome.error_code}[/]: {outcome.message}", highlight=False)
+    if outcome.kind is not OutcomeKind.success:
+        raise typer.Exit(EXIT_BAD)
+
+
+def shell(
+    domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
+    task: Annotated[str | None, typer.Option("--task", help="Start from this task's state.")] = None,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Explore a domain interactively: list tools, call them (tab completes names), see the state diff.
+
+    Commands: `tools`, `<tool> {json args}`, `diff`, `trace`, `reset`, `help`, `quit`.
+    """
+    import anyio
+
+    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.host.session import run_shell
+
+    try:
+        anyio.run(run_shell, domain, task, domains_dir)
+    except ScaleEnvError as error:
+        fail(error)

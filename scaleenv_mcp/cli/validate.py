@@ -1,0 +1,66 @@
+"""``scaleenv validate DOMAIN``: policy, conformance, database checks, procedural tests, mutation score."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
+
+__all__ = ["validate"]
+
+
+def validate(
+    domain: Annotated[str, typer.Argument(help="Slug of an installed domain, or a path to a domain folder.")],
+    json_output: JsonOption = False,
+    no_mutation: Annotated[bool, typer.Option("--no-mutation", help="Skip the mutation check (faster).")] = False,
+    no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second-process rerun.")] = False,
+    workers: Annotated[int, typer.Option(help="Worker processes running the cases.")] = 2,
+    timeout: Annotated[float, typer.Option(help="Wall-time budget of one case, seconds.")] = 5.0,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Prove a domain package safe and correct: exit 0 when it passes, 1 when anything fails.
+
+    Runs the static policy on tools.py, checks schema.sql and seed.json against domain.json,
+    runs every tests.json case in worker processes (Success / Anticipated Rejection /
+    Unexpected Failure), checks declared errors and observed reads and writes, reruns the
+    success cases under another PYTHONHASHSEED, and reports the mutation score (>= 60% needed).
+    """
+    import anyio
+    from rich.progress import Progress
+
+    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json, table
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.procedural.validate import validate_domain
+
+    try:
+        path = resolve_domain_path(domain, domains_dir)
+    except ScaleEnvError as error:
+        fail(error)
+    with Progress(console=console, transient=True, disable=json_output) as bar:
+        task = bar.add_task(f"validating {path.name}", total=None)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{path.name}: {stage}", completed=done, total=total)
+
+        report = anyio.run(lambda: validate_domain(path, mutation=not no_mutation, determinism=not no_determinism,
+                                                   workers=workers, timeout=timeout, progress=progress))
+    if json_output:
+        print_json({**report.model_dump(mode="json"), "passed": report.passed})
+    else:
+        table(f"{report.domain}: procedural tests", ["tool", "cases", "success", "rejection", "unexpected", "mutants killed"],
+              [[r.tool, r.cases, r.success, r.anticipated_rejection, r.unexpected_failure,
+                f"{r.killed}/{r.mutants}"] for r in report.tools])
+        for finding in report.findings:
+            where = f"{finding.file}" + (f":{finding.line}" if finding.line else "") + (f" [{finding.tool}]" if finding.tool else "")
+            console.print(f"[red]{finding.check}[/] {where}: {finding.reason}", highlight=False)
+        for failure in report.failures:
+            console.print(f"[red]unexpected failure[/] {failure.name}: {'; '.join(failure.problems)}", highlight=False)
+        score = "n/a" if report.mutation_score is None else f"{report.mutation_score:.0%}"
+        verdict = "[green]PASSED[/]" if report.passed else "[red]FAILED[/]"
+        console.print(f"{verdict} cases {report.cases}, unexpected failures {report.unexpected_failures}, "
+                      f"findings {len(report.findings)}, mutation score {score} ({report.killed}/{report.mutants})")
+    if not report.passed:
+        raise typer.Exit(EXIT_BAD)

@@ -1,0 +1,82 @@
+"""The validation report: what ``scaleenv validate`` prints and ``--json`` returns.
+
+Written for two readers: a person fixing a domain, and the generator's debug agent, which
+gets the failing case, the traceback and the expected-versus-actual diff verbatim.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = ["CaseKind", "CaseRecord", "Finding", "ToolRow", "ValidationReport"]
+
+
+class CaseKind(str, Enum):
+    success = "success"
+    anticipated_rejection = "anticipated_rejection"
+    unexpected_failure = "unexpected_failure"
+
+
+class CaseRecord(BaseModel):
+    name: str
+    tool: str
+    kind: CaseKind
+    problems: list[str] = Field(default_factory=list, description="Why the case is an unexpected failure.")
+    traceback: str | None = None
+    expected_changes: dict[str, Any] | None = None
+    actual_changes: dict[str, Any] | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = Field(default=None, description="code: message of a raised tool error")
+    reads: list[str] = Field(default_factory=list)
+    writes: list[str] = Field(default_factory=list)
+    fingerprint: str | None = None
+
+
+class Finding(BaseModel):
+    """A problem outside the cases: policy, conformance, coverage, database, determinism."""
+
+    check: str = Field(description="policy | load | conformance | coverage | database | determinism")
+    file: str = "tools.py"
+    line: int | None = None
+    tool: str | None = None
+    reason: str
+
+
+class ToolRow(BaseModel):
+    tool: str
+    cases: int = 0
+    success: int = 0
+    anticipated_rejection: int = 0
+    unexpected_failure: int = 0
+    mutants: int = 0
+    killed: int = 0
+    survivors: list[str] = Field(default_factory=list)
+
+
+class ValidationReport(BaseModel):
+    domain: str
+    package_hash: str | None = None
+    policy_version: str
+    validator_version: str
+    findings: list[Finding] = Field(default_factory=list)
+    tools: list[ToolRow] = Field(default_factory=list)
+    failures: list[CaseRecord] = Field(default_factory=list)
+    cases: int = 0
+    unexpected_failures: int = 0
+    mutants: int = 0
+    killed: int = 0
+    mutation_score: float | None = None
+    mutation_threshold: float = 0.6
+
+    @property
+    def servable(self) -> bool:
+        """No findings and no unexpected failure: what the host requires before serving."""
+        return not self.findings and not self.unexpected_failures
+
+    @property
+    def passed(self) -> bool:
+        """Servable, and the mutation score (when measured) reaches the threshold."""
+        return self.servable and (self.mutation_score is None or self.mutation_score >= self.mutation_threshold)

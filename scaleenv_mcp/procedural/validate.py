@@ -1,0 +1,202 @@
+"""``scaleenv validate``: prove a domain package safe and correct before it is served.
+
+Stages, each adding findings to one report: load (manifest, schema.sql, seed.json,
+signatures), static policy, tests.json coverage, the cases (in worker processes, with
+access recording), conformance (declared errors, observed reads and writes), determinism
+(success cases again in workers with another PYTHONHASHSEED), and the mutation check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from scaleenv_mcp.domain.loader import DomainPackage, load_domain
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.policy import POLICY_VERSION, check_policy
+from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
+from scaleenv_mcp.errors import DomainError
+from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
+from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite, ToolCase
+from scaleenv_mcp.procedural.mutation import build_mutants
+from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
+from scaleenv_mcp.procedural.runner import CaseRunner
+from scaleenv_mcp.workers.pool import WorkerPool
+from scaleenv_mcp.workers.protocol import DomainBundle
+
+__all__ = ["VALIDATOR_VERSION", "load_cases", "validate_domain"]
+
+Progress = Callable[[str, int, int], None]
+
+
+def load_cases(package: DomainPackage) -> list[ToolCase]:
+    path = package.path / "tests.json"
+    if not path.exists():
+        raise DomainError("tests.json", "missing: every domain needs procedural test cases")
+    try:
+        return TestSuite.model_validate_json(path.read_text()).cases
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise DomainError("tests.json", err["msg"], ".".join(str(p) for p in err["loc"])) from exc
+
+
+def check_coverage(manifest: DomainManifest, cases: list[ToolCase]) -> list[Finding]:
+    """Each tool: 3 cases, a success case (non-empty changes if it writes), a rejection per declared error."""
+    findings: list[Finding] = []
+    names = [c.name for c in cases]
+    for duplicate in sorted({n for n in names if names.count(n) > 1}):
+        findings.append(Finding(check="coverage", file="tests.json", reason=f"duplicate case name {duplicate!r}"))
+    for tool in manifest.tools:
+        mine = [c for c in cases if c.tool == tool.name]
+        successes = [c for c in mine if c.expect.outcome is CaseOutcome.success]
+        rejections = [c for c in mine if c.expect.outcome is CaseOutcome.rejection]
+        problems = []
+        if len(mine) < 3:
+            problems.append(f"has {len(mine)} cases, needs at least 3")
+        if not successes:
+            problems.append("has no success case")
+        if tool.writes and not any(c.expect.changes and not c.expect.changes.is_empty for c in successes):
+            problems.append("writes tables but no success case expects a state change")
+        for error in tool.raises:
+            same_code = [e for e in tool.raises if e.code == error.code]
+            covered = [c for c in rejections if c.expect.error == error.code
+                       and (len(same_code) == 1 or c.expect.condition == error.when)]
+            if not covered:
+                problems.append(f"no rejection case for {error.code} when {error.when!r}")
+        findings += [Finding(check="coverage", file="tests.json", tool=tool.name, reason=p) for p in problems]
+    known = {t.name for t in manifest.tools}
+    for case in cases:
+        if case.tool not in known:
+            findings.append(Finding(check="coverage", file="tests.json", reason=f"case {case.name!r} calls unknown tool {case.tool!r}"))
+    return findings
+
+
+def check_conformance(manifest: DomainManifest, records: list[CaseRecord]) -> list[Finding]:
+    """Observed reads and writes must be declared in the manifest."""
+    findings = []
+    for tool in manifest.tools:
+        mine = [r for r in records if r.tool == tool.name]
+        reads = set().union(*(r.reads for r in mine)) if mine else set()
+        writes = set().union(*(r.writes for r in mine)) if mine else set()
+        if writes - set(tool.writes):
+            findings.append(Finding(check="conformance", file="domain.json", tool=tool.name,
+                                    reason=f"writes {sorted(writes - set(tool.writes))} not declared in writes"))
+        if reads - set(tool.reads) - set(tool.writes):
+            findings.append(Finding(check="conformance", file="domain.json", tool=tool.name,
+                                    reason=f"reads {sorted(reads - set(tool.reads) - set(tool.writes))} not declared in reads"))
+    return findings
+
+
+def _mutant_bundle(bundle: DomainBundle, source: str) -> DomainBundle:
+    digest = hashlib.sha256((bundle.content_hash + source).encode()).hexdigest()
+    return DomainBundle(digest, bundle.manifest_json, bundle.schema_sql, bundle.seed, source)
+
+
+async def validate_domain(path: str | Path, *, mutation: bool = True, determinism: bool = True,
+                          workers: int = 2, timeout: float = 5.0, progress: Progress | None = None) -> ValidationReport:
+    """Run every check on the package at ``path``; never raises for a broken package."""
+    report = ValidationReport(domain=Path(path).name, policy_version=POLICY_VERSION, validator_version=VALIDATOR_VERSION)
+    try:
+        package = load_domain(path)
+    except DomainError as error:
+        report.findings.append(Finding(check="load", file=error.file, reason=error.message))
+        return report
+    report.domain, report.package_hash = package.slug, package.content_hash
+    policy = check_policy(package.tools_source, "tools.py")
+    report.findings += [Finding(check="policy", file=v.file, line=v.line, reason=f"{v.rule}: {v.reason}")
+                        for v in policy.violations]
+    try:
+        cases = load_cases(package)
+    except DomainError as error:
+        report.findings.append(Finding(check="load", file=error.file, reason=error.message))
+        return report
+    report.findings += check_coverage(package.manifest, cases)
+    if not policy.ok:
+        return report
+    specs = {t.name: t for t in package.manifest.tools}
+    bundle = DomainRuntime(package).bundle
+    rows = {t.name: ToolRow(tool=t.name) for t in package.manifest.tools}
+    pool = WorkerPool(workers, memory_limit=2 * 1024**3, env={"PYTHONHASHSEED": "1"})
+    pool.start()
+    try:
+        runner = CaseRunner(pool, timeout)
+        records = await runner.run(bundle, specs, cases)
+        _tally(rows, records, report)
+        report.findings += check_conformance(package.manifest, records)
+        if progress:
+            progress("cases", len(records), len(records))
+        if determinism:
+            report.findings += await _check_determinism(bundle, specs, cases, records, workers, timeout)
+        if mutation:
+            await _run_mutants(runner, package, bundle, specs, cases, rows, report, progress)
+    finally:
+        pool.stop()
+    report.tools = list(rows.values())
+    # The serving gate is safety and correctness (no findings, no unexpected failure); the
+    # mutation threshold measures test strength and gates shipping, not serving.
+    ValidationCache().record(validation_key(package), package.slug, report.servable,
+                             f"{report.cases} cases, {report.unexpected_failures} unexpected, score {report.mutation_score}")
+    return report
+
+
+def _tally(rows: dict[str, ToolRow], records: list[CaseRecord], report: ValidationReport) -> None:
+    for record in records:
+        row = rows.get(record.tool)
+        if row is not None:
+            row.cases += 1
+            setattr(row, record.kind.value, getattr(row, record.kind.value) + 1)
+        if record.kind is CaseKind.unexpected_failure:
+            report.failures.append(record)
+    report.cases = len(records)
+    report.unexpected_failures = len(report.failures)
+
+
+async def _check_determinism(bundle: DomainBundle, specs: dict, cases: list[ToolCase], records: list[CaseRecord],
+                             workers: int, timeout: float) -> list[Finding]:
+    """Success cases again in fresh workers with another hash seed: same results, same fingerprints."""
+    chosen = [(c, r) for c, r in zip(cases, records) if r.kind is CaseKind.success]
+    pool = WorkerPool(workers, memory_limit=2 * 1024**3, env={"PYTHONHASHSEED": "4242"})
+    pool.start()
+    try:
+        again = await CaseRunner(pool, timeout).run(bundle, specs, [c for c, _ in chosen])
+    finally:
+        pool.stop()
+    findings = []
+    for (case, first), second in zip(chosen, again):
+        same_result = json.dumps(first.result, sort_keys=True) == json.dumps(second.result, sort_keys=True)
+        if not same_result or first.fingerprint != second.fingerprint:
+            findings.append(Finding(check="determinism", tool=case.tool,
+                                    reason=f"case {case.name!r} differs under another PYTHONHASHSEED"))
+    return findings
+
+
+async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: DomainBundle, specs: dict,
+                       cases: list[ToolCase], rows: dict[str, ToolRow], report: ValidationReport,
+                       progress: Progress | None) -> None:
+    tools = [t.name for t in package.manifest.tools]
+    all_mutants = [m for tool in tools for m in build_mutants(package.tools_source, tool)]
+    for index, mutant in enumerate(all_mutants):
+        mine = [c for c in cases if c.tool == mutant.tool]
+        if not mine:
+            continue
+        row = rows[mutant.tool]
+        row.mutants += 1
+        if not check_policy(mutant.source).ok:
+            row.killed += 1  # a mutant the policy refuses never runs
+            continue
+        mutant_bundle = _mutant_bundle(bundle, mutant.source)
+        records = await runner.run(mutant_bundle, specs, mine)
+        await runner.forget(mutant_bundle)
+        if any(r.kind is CaseKind.unexpected_failure for r in records) or len(records) < len(mine):
+            row.killed += 1
+        else:
+            row.survivors.append(mutant.description)
+        if progress:
+            progress("mutants", index + 1, len(all_mutants))
+    report.mutants = sum(r.mutants for r in rows.values())
+    report.killed = sum(r.killed for r in rows.values())
+    report.mutation_score = round(report.killed / report.mutants, 4) if report.mutants else None

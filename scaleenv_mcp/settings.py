@@ -13,7 +13,7 @@ __all__ = ["HostSettings"]
 class HostSettings(BaseModel):
     host: str = Field(default="127.0.0.1", description="Bind address; loopback by default so nothing is exposed by accident.")
     port: int = Field(default=8765, description="Agent listener (MCP streamable HTTP).")
-    control_port: int = Field(default=8766, description="Control listener (HTTP JSON, bearer token).")
+    control_port: int | None = Field(default=8766, description="Control listener (HTTP JSON, bearer token); None disables it, 0 picks a free port.")
     workers: int | None = Field(default=None, description="Worker processes; default one per core.")
     call_timeout: float = Field(default=10.0, description="Wall-time budget of one tool call, seconds.")
     worker_memory_mb: int = Field(default=4096, description="Address-space limit of each worker, MiB.")

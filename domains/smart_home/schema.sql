@@ -155,6 +155,6 @@ CREATE TABLE firmware_updates (
     scheduled_for TEXT,
     completed_at TEXT,
     CHECK (to_version <> from_version),
-    CHECK ((status = 'scheduled') = (scheduled_for IS NOT NULL)),
+    CHECK (status <> 'scheduled' OR scheduled_for IS NOT NULL),
     CHECK ((status IN ('installed', 'failed')) = (completed_at IS NOT NULL))
 ) STRICT;

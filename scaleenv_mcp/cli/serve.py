@@ -16,7 +16,8 @@ def serve(
     host: Annotated[str, typer.Option(help="Bind address. Loopback by default: episodes hold no secrets, but the "
                                       "control API drives them, so expose it only on purpose.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Agent listener port (MCP streamable HTTP).")] = 8765,
-    control_port: Annotated[int, typer.Option(help="Control listener port (HTTP JSON, bearer token); 0 disables it.")] = 8766,
+    control_port: Annotated[int, typer.Option(help="Control listener port (HTTP JSON, bearer token); 0 picks a free port.")] = 8766,
+    no_control: Annotated[bool, typer.Option("--no-control", help="Do not start the control listener.")] = False,
     token_file: Annotated[Path | None, typer.Option(help="Where to write the control token (mode 0600).")] = None,
     domains_dir: DomainsDirOption = None,
     domain: Annotated[list[str] | None, typer.Option("--domain", help="Serve only these domains (repeatable).")] = None,
@@ -39,8 +40,9 @@ def serve(
     from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.settings import HostSettings
 
-    settings = HostSettings.from_env(host=host, port=port, control_port=control_port, token_file=token_file,
-                                     workers=workers, skip_validation=skip_validation or None)
+    settings = HostSettings.from_env(host=host, port=port, token_file=token_file, workers=workers,
+                                     skip_validation=skip_validation or None)
+    settings = settings.model_copy(update={"control_port": None if no_control else control_port})
     try:
         if stdio is not None:
             from scaleenv_mcp.host.stdio import serve_stdio

@@ -29,6 +29,7 @@ from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.state.reward import RewardReport, compute_reward
 from scaleenv_mcp.workers.pool import WorkerHandle, WorkerLostError, WorkerPool
 from scaleenv_mcp.workers.protocol import LIMIT, OK, TOOL_ERROR, CallReply
 
@@ -274,6 +275,16 @@ class EpisodeRegistry:
                 data = await self._request(other.worker, ("snapshot", against))
                 payload = await self._request(episode.worker, ("diff", episode_id, data, None))
         return StateDiff.model_validate(payload)
+
+    async def reward(self, episode_id: str) -> RewardReport:
+        """Score the episode's current state against its task's gold (the one reward function)."""
+        episode = self.get(episode_id)
+        if episode.task_id is None:
+            raise UsageError("this episode was created from the seed, not from a task: it has no gold to score against")
+        task = episode.domain.package.tasks[episode.task_id]
+        if task.gold is None:
+            raise UsageError(f"task {task.id} has no gold state")
+        return compute_reward(episode.domain.manifest, task.gold.diff, await self.diff(episode_id))
 
     async def snapshot(self, episode_id: str) -> str:
         episode = self.get(episode_id)

@@ -63,7 +63,8 @@ class _DomainEndpoints:
         self.episode_manager = StreamableHTTPSessionManager(
             app=build_domain_server(runtime, registry, self._from_path, interactive=False), **common)
         self.interactive_manager = StreamableHTTPSessionManager(
-            app=build_domain_server(runtime, registry, self._interactive, interactive=True), **common)
+            app=build_domain_server(runtime, registry, self._interactive, interactive=True, pin_handshake=True),
+            **common)
 
     async def _from_path(self, ctx: ServerRequestContext[Any]) -> str:
         request = ctx.request

@@ -1,9 +1,17 @@
-"""Run the agent listener (and the control listener) with uvicorn until interrupted."""
+"""Run the agent listener (and the control listener) with uvicorn: forever, or for a block of code.
+
+``serving(host)`` is what ``scaleenv serve`` runs and what the verifier, the eval runner and
+the integration tests use to get real HTTP listeners on loopback (port 0 picks free ports).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
 import sys
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
@@ -12,30 +20,81 @@ from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.http import build_agent_app
 from scaleenv_mcp.settings import HostSettings
 
-__all__ = ["serve_http"]
+__all__ = ["Listeners", "serve_http", "serving"]
 
 
-def _uvicorn(app: object, host: str, port: int) -> uvicorn.Server:
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on", access_log=False,
-                            timeout_graceful_shutdown=2)
+@dataclass(frozen=True)
+class Listeners:
+    agent_url: str  # e.g. http://127.0.0.1:8765
+    control_url: str | None
+    token_path: Path | None
+    token: str | None
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+def _server(app: object) -> uvicorn.Server:
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2,
+                            limit_concurrency=None, timeout_keep_alive=30)
     return uvicorn.Server(config)
+
+
+@contextlib.asynccontextmanager
+async def serving(host: Host, settings: HostSettings | None = None) -> AsyncIterator[Listeners]:
+    """Start the listeners of a running host; stop them when the block ends."""
+    settings = settings or host.settings
+    apps: list[tuple[object, socket.socket]] = []
+    agent_sock = _bind(settings.host, settings.port)
+    apps.append((build_agent_app(host.registry, settings), agent_sock))
+    control_url = token_path = token = None
+    agent_url = f"http://{_display(settings.host)}:{agent_sock.getsockname()[1]}"
+    if settings.control_port is not None:
+        from scaleenv_mcp.host.control import build_control_app
+
+        control_app, token, token_path = build_control_app(host, settings, agent_url)
+        control_sock = _bind(settings.host, settings.control_port)
+        apps.append((control_app, control_sock))
+        control_url = f"http://{_display(settings.host)}:{control_sock.getsockname()[1]}"
+    servers = [_server(app) for app, _ in apps]
+    tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, (_, sock) in zip(servers, apps)]
+    try:
+        while not all(s.started for s in servers):
+            if any(t.done() for t in tasks):
+                for t in tasks:
+                    if t.done() and t.exception():
+                        raise t.exception()  # type: ignore[misc]
+                raise RuntimeError("a listener stopped while starting")
+            await asyncio.sleep(0.01)
+        yield Listeners(agent_url, control_url, token_path, token)
+    finally:
+        for server in servers:
+            server.should_exit = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for _, sock in apps:
+            sock.close()
+
+
+def _display(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
 
 
 async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = None,
                      domains: list[str] | None = None) -> None:
-    async with Host.running(settings, domain_dirs, domains) as host:
-        servers = [_uvicorn(build_agent_app(host.registry, settings), settings.host, settings.port)]
-        control_note = "control API disabled"
-        if settings.control_port:
-            from scaleenv_mcp.host.control import build_control_app
-
-            control_app, token_path = build_control_app(host, settings)
-            servers.append(_uvicorn(control_app, settings.host, settings.control_port))
-            control_note = f"control API on http://{settings.host}:{settings.control_port} (token in {token_path})"
+    """``scaleenv serve``: run until interrupted."""
+    async with Host.running(settings, domain_dirs, domains) as host, serving(host, settings) as listeners:
         served = ", ".join(sorted(host.registry.domains)) or "none"
+        control = (f"control: {listeners.control_url} (bearer token in {listeners.token_path})"
+                   if listeners.control_url else "control API disabled")
         print(f"scaleenv: serving {len(host.registry.domains)} domains ({served})\n"
-              f"  agents: http://{settings.host}:{settings.port}/mcp/{{domain}} and /mcp/episodes/{{id}}\n"
-              f"  {control_note}", file=sys.stderr, flush=True)
+              f"  agents:  {listeners.agent_url}/mcp/{{domain}} and {listeners.agent_url}/mcp/episodes/{{id}}\n"
+              f"  {control}", file=sys.stderr, flush=True)
         for slug, reason in sorted(host.load_errors.items()):
             print(f"  not serving {slug}: {reason}", file=sys.stderr, flush=True)
-        await asyncio.gather(*(server.serve() for server in servers))
+        await asyncio.Event().wait()

@@ -19,6 +19,7 @@ from typing import Any
 import mcp_types as types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.registry import EpisodeRegistry
@@ -60,8 +61,12 @@ def _interactive_resources(runtime: DomainRuntime) -> dict[str, tuple[str, str, 
 
 
 def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resolve: EpisodeResolver, *,
-                        interactive: bool) -> Server[Any]:
-    """The MCP server for one domain, resolving each request's episode with ``resolve``."""
+                        interactive: bool, pin_handshake: bool = False) -> Server[Any]:
+    """The MCP server for one domain, resolving each request's episode with ``resolve``.
+
+    ``pin_handshake`` (the HTTP ``/mcp/{domain}`` endpoint) steers auto-mode clients to the
+    handshake era, whose session is what gives a plain connection an episode of its own.
+    """
     tools = _tool_list(runtime)
     resources = _interactive_resources(runtime) if interactive else {}
 
@@ -99,10 +104,20 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
     handlers: dict[str, Any] = {"on_list_tools": list_tools, "on_call_tool": call_tool}
     if interactive:
         handlers.update(on_list_resources=list_resources, on_read_resource=read_resource)
-    return Server(
+    server: Server[Any] = Server(
         runtime.slug,
         version=runtime.manifest.version,
         title=runtime.manifest.title,
         instructions=build_instructions(runtime),
         **handlers,
     )
+    if pin_handshake:
+        async def discover(ctx: ServerRequestContext[Any], params: types.RequestParams | None) -> types.DiscoverResult:
+            # Advertising only handshake-era versions makes auto-mode clients fall back to
+            # initialize, so a plain interactive connection gets a session, hence an episode.
+            return types.DiscoverResult(supported_versions=list(HANDSHAKE_PROTOCOL_VERSIONS),
+                                        capabilities=server.get_capabilities(protocol_version=ctx.protocol_version),
+                                        instructions=server.instructions)
+
+        server.add_request_handler("server/discover", types.RequestParams, discover)
+    return server

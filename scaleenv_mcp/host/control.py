@@ -1,0 +1,251 @@
+"""The control listener: HTTP JSON for harnesses and RL trainers, never reachable by agents.
+
+Own port, loopback by default, always behind a bearer token (random unless given, written
+to a 0600 file), Host and Origin checks, request size limit. Every error is shaped by one
+handler: ``{"error": {"code", "message"}}`` with 401 (token), 403 (Host/Origin), 404
+(episode), 429 (a cap or an episode limit, with the reason), 400 (usage), 500 (environment).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from scaleenv_mcp.episodes.registry import Episode
+from scaleenv_mcp.errors import (
+    CapacityError,
+    EnvironmentFaultError,
+    EpisodeNotFoundError,
+    LimitExceededError,
+    ScaleEnvError,
+    UsageError,
+)
+from scaleenv_mcp.host import control_models as models
+from scaleenv_mcp.host.host import Host
+from scaleenv_mcp.host.security import is_allowed
+from scaleenv_mcp.settings import HostSettings
+from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.state.reward import RewardReport
+
+__all__ = ["build_control_app", "write_token"]
+
+_STATUS = {EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429, UsageError: 400,
+           EnvironmentFaultError: 500}
+
+
+def write_token(settings: HostSettings) -> tuple[str, Path]:
+    """The control token (given or random) and the 0600 file it was written to."""
+    token = settings.token or secrets.token_urlsafe(32)
+    path = settings.token_file or (settings.state_dir / "control-token")
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(token + "\n")
+    os.chmod(path, 0o600)
+    return token, path
+
+
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def error_response(error: Exception) -> JSONResponse:
+    """The one place control-API errors get their HTTP shape (tests/contract/test_error_shape.py)."""
+    if isinstance(error, ScaleEnvError):
+        for cls in type(error).__mro__:
+            if cls in _STATUS:
+                return _error(_STATUS[cls], error.code, error.message)
+        return _error(400, error.code, error.message)
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        return _error(400, "invalid_request", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}")
+    return _error(500, "internal", "internal error")
+
+
+class _Routes:
+    def __init__(self, host: Host, settings: HostSettings, agent_base: str) -> None:
+        self.host = host
+        self.registry = host.registry
+        self.settings = settings
+        self.agent_base = agent_base
+
+    def info(self, episode: Episode) -> dict[str, Any]:
+        return models.EpisodeInfo(**episode.summary(), agent_url=f"{self.agent_base}/mcp/episodes/{episode.id}").model_dump()
+
+    async def body(self, request: Request, model: type[BaseModel]) -> Any:
+        raw = await request.body()
+        if len(raw) > self.settings.max_request_bytes:
+            raise UsageError("request body too large")
+        return model.model_validate_json(raw or b"{}")
+
+    async def create(self, request: Request) -> JSONResponse:
+        spec = await self.body(request, models.CreateEpisodes)
+        wanted = spec.episodes or ([models.EpisodeSpec(domain=spec.domain, task_id=spec.task_id)] * spec.count
+                                   if spec.domain else None)
+        if not wanted:
+            raise UsageError("give domain (and optionally task_id, count) or episodes: [...]")
+        created: list[Episode] = []
+        try:
+            for item in wanted:
+                created.append(await self.registry.create(item.domain, item.task_id))
+        except ScaleEnvError:
+            for episode in created:  # all or nothing: a batch past the cap leaves nothing behind
+                await self.registry.close(episode.id)
+            raise
+        return JSONResponse({"episodes": [self.info(e) for e in created]}, status_code=201)
+
+    async def list(self, request: Request) -> JSONResponse:
+        return JSONResponse({"episodes": [self.info(e) for e in self.registry.episodes.values() if not e.closed]})
+
+    async def get(self, request: Request) -> JSONResponse:
+        return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
+
+    async def close(self, request: Request) -> Response:
+        await self.registry.close(request.path_params["id"])
+        return Response(status_code=204)
+
+    async def reset(self, request: Request) -> JSONResponse:
+        await self.registry.reset(request.path_params["id"])
+        return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
+
+    async def snapshot(self, request: Request) -> JSONResponse:
+        return JSONResponse({"snapshot_id": await self.registry.snapshot(request.path_params["id"])}, status_code=201)
+
+    async def restore(self, request: Request) -> JSONResponse:
+        body = await self.body(request, models.RestoreBody)
+        await self.registry.restore(request.path_params["id"], body.snapshot_id)
+        return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
+
+    async def fork(self, request: Request) -> JSONResponse:
+        return JSONResponse(self.info(await self.registry.fork(request.path_params["id"])), status_code=201)
+
+    async def fingerprint(self, request: Request) -> JSONResponse:
+        return JSONResponse({"fingerprint": await self.registry.fingerprint(request.path_params["id"])})
+
+    async def tables(self, request: Request) -> JSONResponse:
+        names = request.query_params.getlist("table") or None
+        return JSONResponse({"tables": await self.registry.dump(request.path_params["id"], names)})
+
+    async def diff(self, request: Request) -> JSONResponse:
+        against = request.query_params.get("against")
+        diff = await self.registry.diff(request.path_params["id"], against)
+        return JSONResponse(diff.model_dump(mode="json"))
+
+    async def reward(self, request: Request) -> JSONResponse:
+        return JSONResponse((await self.registry.reward(request.path_params["id"])).model_dump(mode="json"))
+
+    async def rewards(self, request: Request) -> JSONResponse:
+        body = await self.body(request, models.RewardBatchRequest)
+        results = await asyncio.gather(*(self.registry.reward(e) for e in body.episode_ids), return_exceptions=True)
+        rewards: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for episode_id, result in zip(body.episode_ids, results):
+            if isinstance(result, RewardReport):
+                rewards[episode_id] = result.model_dump(mode="json")
+            else:
+                rewards[episode_id] = None
+                errors[episode_id] = str(result) if isinstance(result, ScaleEnvError) else "internal error"
+        return JSONResponse({"rewards": rewards, "errors": errors})
+
+    async def trace(self, request: Request) -> JSONResponse:
+        episode = self.registry.get(request.path_params["id"])
+        return JSONResponse({"trace": [r.model_dump(mode="json") for r in episode.trace]})
+
+    async def domains(self, request: Request) -> JSONResponse:
+        return JSONResponse({"domains": [
+            {"slug": r.slug, "title": r.manifest.title, "tools": len(r.manifest.tools), "tasks": len(r.package.tasks)}
+            for r in self.registry.domains.values()]})
+
+
+# (method, path, handler name, summary, request model, response model, success status)
+_ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, int]] = [
+    ("GET", "/domains", "domains", "Domains served by this host", None, None, 200),
+    ("POST", "/episodes", "create", "Create episodes from a domain's seed or a task (batched)", models.CreateEpisodes, models.EpisodeList, 201),
+    ("GET", "/episodes", "list", "List live episodes", None, models.EpisodeList, 200),
+    ("GET", "/episodes/{id}", "get", "One episode", None, models.EpisodeInfo, 200),
+    ("DELETE", "/episodes/{id}", "close", "Close an episode", None, None, 204),
+    ("POST", "/episodes/{id}/reset", "reset", "Back to the start state, trace cleared", None, models.EpisodeInfo, 200),
+    ("POST", "/episodes/{id}/snapshot", "snapshot", "Snapshot the state", None, models.SnapshotBody, 201),
+    ("POST", "/episodes/{id}/restore", "restore", "Restore a snapshot", models.RestoreBody, models.EpisodeInfo, 200),
+    ("POST", "/episodes/{id}/fork", "fork", "Copy the episode into a new, independent one", None, models.EpisodeInfo, 201),
+    ("GET", "/episodes/{id}/fingerprint", "fingerprint", "SHA-256 of the canonical state", None, models.FingerprintBody, 200),
+    ("GET", "/episodes/{id}/tables", "tables", "Dump tables (?table=name, repeatable)", None, models.TablesBody, 200),
+    ("GET", "/episodes/{id}/diff", "diff", "Diff from start (?against=start|snapshot id|episode id)", None, StateDiff, 200),
+    ("GET", "/episodes/{id}/reward", "reward", "Reward against the task's gold", None, RewardReport, 200),
+    ("POST", "/rewards", "rewards", "Rewards of many episodes in one request", models.RewardBatchRequest, models.RewardBatch, 200),
+    ("GET", "/episodes/{id}/trace", "trace", "Every call of the episode", None, models.TraceBody, 200),
+]
+
+
+def build_openapi() -> dict[str, Any]:
+    paths: dict[str, Any] = {}
+    schemas: dict[str, Any] = {"Error": models.ErrorBody.model_json_schema()}
+    for method, path, name, summary, request_model, response_model, status in _ENDPOINTS:
+        operation: dict[str, Any] = {"operationId": name, "summary": summary, "security": [{"bearer": []}],
+                                     "responses": {"default": {"description": "error",
+                                                               "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
+        if "{id}" in path:
+            operation["parameters"] = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
+        if request_model is not None:
+            schemas[request_model.__name__] = request_model.model_json_schema(ref_template="#/components/schemas/{model}")
+            operation["requestBody"] = {"required": True, "content": {"application/json": {
+                "schema": {"$ref": f"#/components/schemas/{request_model.__name__}"}}}}
+        response: dict[str, Any] = {"description": "ok"}
+        if response_model is not None:
+            schema = response_model.model_json_schema(ref_template="#/components/schemas/{model}")
+            schemas.update(schema.pop("$defs", {}))
+            schemas[response_model.__name__] = schema
+            response["content"] = {"application/json": {"schema": {"$ref": f"#/components/schemas/{response_model.__name__}"}}}
+        operation["responses"][str(status)] = response
+        paths.setdefault(path, {})[method.lower()] = operation
+    for schema in list(schemas.values()):
+        schemas.update(schema.pop("$defs", {}))
+    return {"openapi": "3.1.0", "info": {"title": "ScaleEnv MCP control API", "version": "1"},
+            "components": {"schemas": schemas, "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "paths": paths}
+
+
+def build_control_app(host: Host, settings: HostSettings, agent_base: str | None = None) -> tuple[Starlette, str, Path]:
+    """The control app, its token and the token file."""
+    token, token_path = write_token(settings)
+    routes = _Routes(host, settings, agent_base or f"http://{settings.host}:{settings.port}")
+    openapi = build_openapi()
+
+    def guarded(name: str):
+        handler = getattr(routes, name)
+
+        async def endpoint(request: Request) -> Response:
+            if not is_allowed(request.headers.get("host"), request.headers.get("origin"), settings.host,
+                              settings.allowed_origins):
+                return _error(403, "forbidden", "Host or Origin not allowed")
+            supplied = request.headers.get("authorization", "")
+            if not hmac.compare_digest(supplied.encode(), f"Bearer {token}".encode()):
+                return _error(401, "unauthorized", "missing or wrong bearer token")
+            try:
+                return await handler(request)
+            except (ScaleEnvError, ValidationError) as error:
+                return error_response(error)
+            except json.JSONDecodeError:
+                return _error(400, "invalid_request", "body is not JSON")
+
+        return endpoint
+
+    async def openapi_doc(request: Request) -> JSONResponse:
+        return JSONResponse(openapi)
+
+    app_routes = [Route("/openapi.json", openapi_doc, methods=["GET"])]
+    app_routes += [Route(path, guarded(name), methods=[method]) for method, path, name, *_ in _ENDPOINTS]
+    app = Starlette(routes=app_routes)
+    app.state.routes_impl = routes
+    return app, token, token_path

@@ -1,0 +1,50 @@
+"""Shared fixtures: the fixture domain, a running host, and real listeners on loopback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from scaleenv_mcp.host.host import Host
+from scaleenv_mcp.host.listeners import Listeners, serving
+from scaleenv_mcp.settings import HostSettings
+
+FIXTURE_DOMAINS = Path(__file__).parent / "fixtures" / "domains"
+REPO = Path(__file__).parent.parent
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _state_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Keep validation records and control tokens out of the developer's home."""
+    os.environ["SCALEENV_STATE_DIR"] = str(tmp_path_factory.mktemp("state"))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def fixture_domains() -> Path:
+    return FIXTURE_DOMAINS
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> HostSettings:
+    return HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, state_dir=tmp_path,
+                        token_file=tmp_path / "token")
+
+
+@pytest.fixture
+async def host(settings: HostSettings) -> AsyncIterator[Host]:
+    async with Host.running(settings, [FIXTURE_DOMAINS]) as running:
+        yield running
+
+
+@pytest.fixture
+async def listeners(host: Host) -> AsyncIterator[Listeners]:
+    async with serving(host) as urls:
+        yield urls

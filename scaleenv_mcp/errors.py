@@ -14,6 +14,7 @@ Two families, kept apart because they mean different things to an agent and to a
     │   ├── EpisodeNotFoundError     code ``episode_not_found``
     │   ├── CapacityError            code ``capacity``
     │   ├── LimitExceededError       code ``limit_exceeded``
+    │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
     │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
     ├── DomainError               a domain package is broken: file, field and reason
     └── UsageError                bad input to a CLI command or Python API call
@@ -27,6 +28,7 @@ from __future__ import annotations
 __all__ = [
     "CapacityError",
     "ConflictError",
+    "ControlAuthError",
     "DomainError",
     "EnvironmentFaultError",
     "EpisodeNotFoundError",
@@ -110,6 +112,12 @@ class LimitExceededError(HarnessError):
     """An episode hit one of its own limits (calls, trace length, database size)."""
 
     code = "limit_exceeded"
+
+
+class ControlAuthError(HarnessError):
+    """The control API refused the caller: missing or wrong bearer token, or a foreign Host/Origin."""
+
+    code = "unauthorized"
 
 
 class EnvironmentFaultError(HarnessError):

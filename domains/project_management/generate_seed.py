@@ -559,7 +559,7 @@ def make_project(t, new_id, ws, rich, pname, kind, pstatus, ws_users, active_use
     # ids in creation order
     for row, _ in sorted(task_rows, key=lambda pair: (pair[0]["created_on"], pair[0]["title"])):
         row["task_id"] = new_id("TSK")
-    project["budget_hours"] = int(math.ceil(budget * 1.25 / 10.0) * 10)
+    project["budget_hours"] = int(math.ceil(budget * 4 / 10.0) * 10)
 
     # sprint membership
     by_status = {}
@@ -587,8 +587,10 @@ def make_project(t, new_id, ws, rich, pname, kind, pstatus, ws_users, active_use
         slack = RNG.choice((4, 8, 12, 16, 24, 32))
         if sprint["status"] == "planned" and pname in ("Website Redesign Phase 2", "Picker Arm Prototype v4"):
             slack = 2  # nearly full: the next estimated task will not fit
-        if sprint["capacity_hours"] == 0 or committed > sprint["capacity_hours"]:
-            sprint["capacity_hours"] = int(math.ceil(committed)) + slack
+        if sprint["status"] == "planned" and slack == 2:
+            sprint["capacity_hours"] = max(int(math.ceil(committed)) + 2, 12)
+        elif sprint["capacity_hours"] == 0 or committed > sprint["capacity_hours"]:
+            sprint["capacity_hours"] = max(int(math.ceil(committed)) + slack, 24)
 
     # milestones: link tasks
     for row, _ in task_rows:

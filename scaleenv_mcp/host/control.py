@@ -149,13 +149,14 @@ class _Routes:
         body = await self.body(request, models.RewardBatchRequest)
         results = await asyncio.gather(*(self.registry.reward(e) for e in body.episode_ids), return_exceptions=True)
         rewards: dict[str, Any] = {}
-        errors: dict[str, str] = {}
+        errors: dict[str, dict[str, str]] = {}
         for episode_id, result in zip(body.episode_ids, results):
             if isinstance(result, RewardReport):
                 rewards[episode_id] = result.model_dump(mode="json")
             else:
                 rewards[episode_id] = None
-                errors[episode_id] = str(result) if isinstance(result, ScaleEnvError) else "internal error"
+                errors[episode_id] = ({"code": result.code, "message": result.message} if isinstance(result, ScaleEnvError)
+                                      else {"code": "internal", "message": "internal error"})
         return JSONResponse({"rewards": rewards, "errors": errors})
 
     async def trace(self, request: Request) -> JSONResponse:
@@ -170,7 +171,7 @@ class _Routes:
 
 # (method, path, handler name, summary, request model, response model, success status)
 _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, int]] = [
-    ("GET", "/domains", "domains", "Domains served by this host", None, None, 200),
+    ("GET", "/domains", "domains", "Domains served by this host", None, models.DomainList, 200),
     ("POST", "/episodes", "create", "Create episodes from a domain's seed or a task (batched)", models.CreateEpisodes, models.EpisodeList, 201),
     ("GET", "/episodes", "list", "List live episodes", None, models.EpisodeList, 200),
     ("GET", "/episodes/{id}", "get", "One episode", None, models.EpisodeInfo, 200),
@@ -222,12 +223,15 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
     routes = _Routes(host, settings, agent_base or f"http://{settings.host}:{settings.port}")
     openapi = build_openapi()
 
+    def foreign(request: Request) -> bool:
+        return not is_allowed(request.headers.get("host"), request.headers.get("origin"), settings.host,
+                              settings.allowed_origins)
+
     def guarded(name: str):
         handler = getattr(routes, name)
 
         async def endpoint(request: Request) -> Response:
-            if not is_allowed(request.headers.get("host"), request.headers.get("origin"), settings.host,
-                              settings.allowed_origins):
+            if foreign(request):
                 return _error(403, "forbidden", "Host or Origin not allowed")
             supplied = request.headers.get("authorization", "")
             if not hmac.compare_digest(supplied.encode(), f"Bearer {token}".encode()):
@@ -242,6 +246,9 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
         return endpoint
 
     async def openapi_doc(request: Request) -> JSONResponse:
+        # No token needed to read the document, but the DNS-rebinding defence applies here too.
+        if foreign(request):
+            return _error(403, "forbidden", "Host or Origin not allowed")
         return JSONResponse(openapi)
 
     app_routes = [Route("/openapi.json", openapi_doc, methods=["GET"])]

@@ -11,8 +11,9 @@ from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport
 
 __all__ = [
-    "CreateEpisodes", "EpisodeInfo", "EpisodeList", "ErrorBody", "FingerprintBody", "RestoreBody",
-    "RewardBatch", "RewardBatchRequest", "SnapshotBody", "TablesBody", "TraceBody",
+    "CreateEpisodes", "DomainInfo", "DomainList", "EpisodeInfo", "EpisodeList", "EpisodeSpec", "ErrorBody",
+    "ErrorInfo", "FingerprintBody", "RestoreBody", "RewardBatch", "RewardBatchRequest", "SnapshotBody", "TablesBody",
+    "TraceBody",
 ]
 
 
@@ -65,13 +66,29 @@ class RewardBatchRequest(BaseModel):
     episode_ids: list[str] = Field(max_length=10000)
 
 
+class ErrorInfo(BaseModel):
+    code: str = Field(description="Stable error code (episode_not_found, capacity, limit_exceeded, usage...).")
+    message: str = Field(description="What went wrong and what to do about it.")
+
+
 class RewardBatch(BaseModel):
-    rewards: dict[str, RewardReport | None]
-    errors: dict[str, str] = Field(default_factory=dict)
+    rewards: dict[str, RewardReport | None] = Field(description="episode id -> its reward, null when it failed.")
+    errors: dict[str, ErrorInfo] = Field(default_factory=dict, description="episode id -> why it has no reward.")
+
+
+class DomainInfo(BaseModel):
+    slug: str
+    title: str
+    tools: int = Field(description="Number of tools.")
+    tasks: int = Field(description="Number of tasks in tasks.jsonl.")
+
+
+class DomainList(BaseModel):
+    domains: list[DomainInfo]
 
 
 class ErrorBody(BaseModel):
-    error: dict[str, str] = Field(description="{code, message}")
+    error: ErrorInfo
 
 
 DiffBody = StateDiff

@@ -1,0 +1,205 @@
+"""Python client of the control API, for the verifier, the eval clients and RL trainers.
+
+One ``httpx.AsyncClient`` per ``ControlClient``, shared by every request (building one costs
+tens of milliseconds). Methods have the names and return types of ``EpisodeRegistry``, so
+code can move between the in-process host and a remote one. HTTP failures become the
+project's exceptions in one place, ``raise_for_response`` (every status is pinned by
+tests/unit/test_control_client.py). It must not import the serving side (Starlette,
+uvicorn, the workers): a client runs where no host does; it shares only the models.
+
+    async with ControlClient(control_url, token_file=path) as control:
+        episodes = await control.create_episodes("tiny_library", count=64)
+        batch = await control.rewards([e.id for e in episodes])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from scaleenv_mcp.episodes.trace import TraceRecord
+from scaleenv_mcp.errors import (
+    CapacityError,
+    ControlAuthError,
+    EnvironmentFaultError,
+    EpisodeNotFoundError,
+    LimitExceededError,
+    UsageError,
+)
+from scaleenv_mcp.host.control_models import (
+    CreateEpisodes,
+    DomainInfo,
+    DomainList,
+    EpisodeInfo,
+    EpisodeList,
+    EpisodeSpec,
+    FingerprintBody,
+    RestoreBody,
+    RewardBatch,
+    RewardBatchRequest,
+    SnapshotBody,
+    TablesBody,
+    TraceBody,
+)
+from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.state.reward import RewardReport
+
+__all__ = ["ControlClient", "raise_for_response"]
+
+
+def raise_for_response(response: httpx.Response) -> None:
+    """The one place a control-API HTTP failure becomes a project exception.
+
+    Raises:
+        ControlAuthError: 401 (token) or 403 (Host/Origin).
+        EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError).
+        CapacityError, LimitExceededError: 429, told apart by the error code.
+        UsageError: any other 4xx.
+        EnvironmentFaultError: 5xx.
+    """
+    status = response.status_code
+    if status < 400:
+        return
+    try:
+        error = response.json()["error"]
+        code, message = str(error["code"]), str(error["message"])
+    except (ValueError, KeyError, TypeError):
+        code, message = "", response.text[:200] or response.reason_phrase
+    if status in (401, 403):
+        raise ControlAuthError(f"control API refused the request ({status}): {message}")
+    if status == 404:
+        if code == EpisodeNotFoundError.code:
+            raise EpisodeNotFoundError(message)
+        raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
+                         "(is the base URL the control listener?)")
+    if status == 429:
+        raise (LimitExceededError if code == LimitExceededError.code else CapacityError)(message)
+    if status < 500:
+        raise UsageError(message)
+    raise EnvironmentFaultError(f"control API failed ({status}): {message}")
+
+
+class ControlClient:
+    """Async client of one host's control listener.
+
+    Args:
+        base_url: the control listener, e.g. ``http://127.0.0.1:8766``.
+        token: the bearer token; or give ``token_file`` (the file ``scaleenv serve`` wrote).
+        timeout: seconds per request (batched creation of 1,000 episodes takes a while).
+        transport: an httpx transport, for tests and custom networking.
+
+    Raises:
+        UsageError: neither token nor token_file given, or the file cannot be read.
+    """
+
+    def __init__(self, base_url: str, token: str | None = None, *, token_file: Path | str | None = None,
+                 timeout: float = 120.0, transport: httpx.AsyncBaseTransport | None = None) -> None:
+        if token is None:
+            if token_file is None:
+                raise UsageError("give the control token or token_file")
+            try:
+                token = Path(token_file).read_text().strip()
+            except OSError as exc:
+                raise UsageError(f"cannot read the control token file {token_file}: {exc.strerror}") from None
+        self.base_url = base_url.rstrip("/")
+        self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport,
+                                       headers={"Authorization": f"Bearer {token}"})
+
+    async def __aenter__(self) -> ControlClient:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, method: str, path: str, *, body: Any = None,
+                    params: Sequence[tuple[str, str]] | None = None) -> httpx.Response:
+        content = body.model_dump_json(exclude_none=True) if body is not None else None
+        headers = {"Content-Type": "application/json"} if content is not None else None
+        try:
+            response = await self._http.request(method, path, content=content, params=params, headers=headers)
+        except httpx.TransportError as exc:
+            raise EnvironmentFaultError(f"control API at {self.base_url} unreachable: {type(exc).__name__}") from None
+        raise_for_response(response)
+        return response
+
+    @staticmethod
+    def _episode(episode_id: str, suffix: str = "") -> str:
+        return f"/episodes/{quote(episode_id, safe='')}{suffix}"
+
+    # -- episodes ---------------------------------------------------------------------------
+    async def create_episodes(self, domain: str, task_id: str | None = None, count: int = 1) -> list[EpisodeInfo]:
+        """``count`` fresh episodes of one domain, from its seed or from a task; all or nothing."""
+        body = CreateEpisodes(domain=domain, task_id=task_id, count=count)
+        return EpisodeList.model_validate_json((await self._send("POST", "/episodes", body=body)).content).episodes
+
+    async def create_many(self, specs: Iterable[EpisodeSpec | dict[str, Any]]) -> list[EpisodeInfo]:
+        """One episode per spec (``{"domain", "task_id"}``), in one request; all or nothing."""
+        body = CreateEpisodes(episodes=[EpisodeSpec.model_validate(s) for s in specs])
+        return EpisodeList.model_validate_json((await self._send("POST", "/episodes", body=body)).content).episodes
+
+    async def list_episodes(self) -> list[EpisodeInfo]:
+        return EpisodeList.model_validate_json((await self._send("GET", "/episodes")).content).episodes
+
+    async def get_episode(self, episode_id: str) -> EpisodeInfo:
+        return EpisodeInfo.model_validate_json((await self._send("GET", self._episode(episode_id))).content)
+
+    async def close(self, episode_id: str) -> None:
+        await self._send("DELETE", self._episode(episode_id))
+
+    async def reset(self, episode_id: str) -> EpisodeInfo:
+        """Back to the start state; the trace and the call count are cleared."""
+        return EpisodeInfo.model_validate_json((await self._send("POST", self._episode(episode_id, "/reset"))).content)
+
+    async def snapshot(self, episode_id: str) -> str:
+        """The id of a snapshot of the episode's current state."""
+        response = await self._send("POST", self._episode(episode_id, "/snapshot"))
+        return SnapshotBody.model_validate_json(response.content).snapshot_id
+
+    async def restore(self, episode_id: str, snapshot_id: str) -> EpisodeInfo:
+        response = await self._send("POST", self._episode(episode_id, "/restore"),
+                                    body=RestoreBody(snapshot_id=snapshot_id))
+        return EpisodeInfo.model_validate_json(response.content)
+
+    async def fork(self, episode_id: str) -> EpisodeInfo:
+        """A new, independent episode with a copy of this one's state and trace."""
+        return EpisodeInfo.model_validate_json((await self._send("POST", self._episode(episode_id, "/fork"))).content)
+
+    # -- state ------------------------------------------------------------------------------
+    async def fingerprint(self, episode_id: str) -> str:
+        response = await self._send("GET", self._episode(episode_id, "/fingerprint"))
+        return FingerprintBody.model_validate_json(response.content).fingerprint
+
+    async def tables(self, episode_id: str, names: Sequence[str] | None = None) -> dict[str, Any]:
+        """Canonical dump, table -> {columns, rows}; all tables unless ``names`` are given."""
+        params = [("table", name) for name in names or ()]
+        response = await self._send("GET", self._episode(episode_id, "/tables"), params=params)
+        return TablesBody.model_validate_json(response.content).tables
+
+    async def diff(self, episode_id: str, against: str | None = None) -> StateDiff:
+        """Diff from the start state, or from a snapshot id or another episode id (``against``)."""
+        params = [("against", against)] if against is not None else None
+        return StateDiff.model_validate_json((await self._send("GET", self._episode(episode_id, "/diff"),
+                                                               params=params)).content)
+
+    async def reward(self, episode_id: str) -> RewardReport:
+        return RewardReport.model_validate_json((await self._send("GET", self._episode(episode_id, "/reward"))).content)
+
+    async def rewards(self, episode_ids: Sequence[str]) -> RewardBatch:
+        """Rewards of many episodes in one request; one failing episode is an entry in ``errors``."""
+        body = RewardBatchRequest(episode_ids=list(episode_ids))
+        return RewardBatch.model_validate_json((await self._send("POST", "/rewards", body=body)).content)
+
+    async def trace(self, episode_id: str) -> list[TraceRecord]:
+        return TraceBody.model_validate_json((await self._send("GET", self._episode(episode_id, "/trace"))).content).trace
+
+    async def domains(self) -> list[DomainInfo]:
+        return DomainList.model_validate_json((await self._send("GET", "/domains")).content).domains

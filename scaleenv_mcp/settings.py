@@ -29,7 +29,8 @@ class HostSettings(BaseModel):
     token_file: Path | None = Field(default=None, description="Where the control token is written (mode 0600).")
     allowed_origins: list[str] = Field(default_factory=list, description="Extra browser Origins allowed besides loopback.")
     skip_validation: bool = Field(default=False, description="Development only: serve domains without validation.")
-    state_dir: Path = Field(default=Path.home() / ".scaleenv", description="Host-side caches (validation records).")
+    state_dir: Path = Field(default_factory=lambda: Path(os.environ.get("SCALEENV_STATE_DIR") or Path.home() / ".scaleenv"),
+                            description="Host-side state: validation records, the control token file.")
 
     @classmethod
     def from_env(cls, **overrides: object) -> HostSettings:

@@ -34,8 +34,7 @@ def fixture_domains() -> Path:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> HostSettings:
-    return HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, state_dir=tmp_path,
-                        token_file=tmp_path / "token")
+    return HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, token_file=tmp_path / "token")
 
 
 @pytest.fixture

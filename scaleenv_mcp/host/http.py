@@ -14,6 +14,8 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
+import anyio.abc
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.applications import Starlette
@@ -93,35 +95,68 @@ class _DomainEndpoints:
         return episode_id
 
 
+class _EndpointSet:
+    """Per-domain endpoints, created when a domain comes online (possibly after the app started).
+
+    A session manager's ``run()`` must be entered and exited in one task, so each domain gets
+    a task of its own in the lifespan's task group that holds its two managers open.
+    """
+
+    def __init__(self, registry: EpisodeRegistry, settings: HostSettings) -> None:
+        self.registry = registry
+        self.settings = settings
+        self.ready: dict[str, tuple[_DomainEndpoints, anyio.Event]] = {}
+        self.group: anyio.abc.TaskGroup | None = None
+        self.stop = anyio.Event()
+
+    async def get(self, slug: str) -> _DomainEndpoints | None:
+        if slug not in self.registry.domains or self.group is None:
+            return None
+        if slug not in self.ready:
+            endpoints, started = _DomainEndpoints(slug, self.registry, self.settings), anyio.Event()
+            self.ready[slug] = (endpoints, started)
+            self.group.start_soon(self._hold, endpoints, started)
+        endpoints, started = self.ready[slug]
+        await started.wait()
+        return endpoints
+
+    async def _hold(self, endpoints: _DomainEndpoints, started: anyio.Event) -> None:
+        async with endpoints.episode_manager.run(), endpoints.interactive_manager.run():
+            started.set()
+            await self.stop.wait()
+
+
 def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starlette:
-    """The Starlette app of the agent listener for every domain the registry serves."""
-    endpoints = {slug: _DomainEndpoints(slug, registry, settings) for slug in registry.domains}
+    """The Starlette app of the agent listener for every domain the registry serves (now or later)."""
+    endpoints = _EndpointSet(registry, settings)
 
     async def episode_route(scope: Scope, receive: Receive, send: Send) -> None:
         episode_id = scope["path_params"]["episode_id"]
         episode = registry.episodes.get(episode_id)
-        if episode is None or episode.closed:
+        served = await endpoints.get(episode.domain.slug) if episode is not None and not episode.closed else None
+        if served is None:
             await _jsonrpc_error(404, -32004, "unknown, expired or closed episode; create a new one")(scope, receive, send)
             return
-        await endpoints[episode.domain.slug].episode_manager.handle_request(scope, receive, send)
+        await served.episode_manager.handle_request(scope, receive, send)
 
     async def domain_route(scope: Scope, receive: Receive, send: Send) -> None:
         domain = scope["path_params"]["domain"]
-        if domain not in endpoints:
-            await _jsonrpc_error(404, -32004, f"unknown domain {domain!r}")(scope, receive, send)
+        served = await endpoints.get(domain)
+        if served is None:
+            await _jsonrpc_error(404, -32004, f"domain {domain!r} is not served (unknown, or not validated yet)")(
+                scope, receive, send)
             return
-        await endpoints[domain].interactive_manager.handle_request(scope, receive, send)
+        await served.interactive_manager.handle_request(scope, receive, send)
 
     async def index(request: Request) -> JSONResponse:
-        return JSONResponse({"domains": sorted(endpoints), "endpoints": ["/mcp/{domain}", "/mcp/episodes/{id}"]})
+        return JSONResponse({"domains": sorted(registry.domains), "endpoints": ["/mcp/{domain}", "/mcp/episodes/{id}"]})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with contextlib.AsyncExitStack() as stack:
-            for endpoint in endpoints.values():
-                await stack.enter_async_context(endpoint.episode_manager.run())
-                await stack.enter_async_context(endpoint.interactive_manager.run())
+        async with anyio.create_task_group() as group:
+            endpoints.group = group
             yield
+            endpoints.stop.set()
 
     return Starlette(
         routes=[

@@ -87,14 +87,19 @@ def _display(host: str) -> str:
 
 async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = None,
                      domains: list[str] | None = None) -> None:
-    """``scaleenv serve``: run until interrupted."""
-    async with Host.running(settings, domain_dirs, domains) as host, serving(host, settings) as listeners:
-        served = ", ".join(sorted(host.registry.domains)) or "none"
+    """``scaleenv serve``: bind at once, bring each domain online as it passes validation, run until interrupted."""
+    async with Host.running(settings, domain_dirs, domains, wait=False) as host, serving(host, settings) as listeners:
         control = (f"control: {listeners.control_url} (bearer token in {listeners.token_path})"
                    if listeners.control_url else "control API disabled")
-        print(f"scaleenv: serving {len(host.registry.domains)} domains ({served})\n"
-              f"  agents:  {listeners.agent_url}/mcp/{{domain}} and {listeners.agent_url}/mcp/episodes/{{id}}\n"
+        print(f"scaleenv: agents on {listeners.agent_url}/mcp/{{domain}} and {listeners.agent_url}/mcp/episodes/{{id}}\n"
               f"  {control}", file=sys.stderr, flush=True)
-        for slug, reason in sorted(host.load_errors.items()):
-            print(f"  not serving {slug}: {reason}", file=sys.stderr, flush=True)
-        await asyncio.Event().wait()
+        reported: dict[str, str] = {}
+        while True:
+            for slug, status in sorted(host.status.items()):
+                if reported.get(slug) != status:
+                    print(f"  {slug}: {status}", file=sys.stderr, flush=True)
+                    reported[slug] = status
+            if not host.status:
+                print("  no domains found", file=sys.stderr, flush=True)
+                host.status["(none)"] = "no domains found"
+            await asyncio.sleep(0.5)

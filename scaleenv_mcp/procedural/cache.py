@@ -38,7 +38,7 @@ def validation_key(package: DomainPackage) -> str:
 
 class ValidationCache:
     def __init__(self, state_dir: Path | None = None) -> None:
-        self.path = (state_dir or default_state_dir()) / "validation.sqlite"
+        self.path = Path(state_dir or default_state_dir()) / "validation.sqlite"
 
     def _ensure_dir(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -97,7 +97,8 @@ def _mutant_bundle(bundle: DomainBundle, source: str) -> DomainBundle:
 
 
 async def validate_domain(path: str | Path, *, mutation: bool = True, determinism: bool = True,
-                          workers: int = 2, timeout: float = 5.0, progress: Progress | None = None) -> ValidationReport:
+                          workers: int = 2, timeout: float = 5.0, progress: Progress | None = None,
+                          cache: ValidationCache | None = None) -> ValidationReport:
     """Run every check on the package at ``path``; never raises for a broken package."""
     report = ValidationReport(domain=Path(path).name, policy_version=POLICY_VERSION, validator_version=VALIDATOR_VERSION)
     try:
@@ -138,7 +139,7 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
     report.tools = list(rows.values())
     # The serving gate is safety and correctness (no findings, no unexpected failure); the
     # mutation threshold measures test strength and gates shipping, not serving.
-    ValidationCache().record(validation_key(package), package.slug, report.servable,
+    (cache or ValidationCache()).record(validation_key(package), package.slug, report.servable,
                              f"{report.cases} cases, {report.unexpected_failures} unexpected, score {report.mutation_score}")
     return report
 

@@ -1,0 +1,25 @@
+"""ScaleEnv MCP: host synthetic tool-use environments for LLM agents over MCP.
+
+The public Python API is deliberately small (pinned by tests/contract/test_public_api.py):
+start a ``Host``, create episodes, get MCP clients bound to them. Names resolve lazily so
+that worker processes, which import ``scaleenv_mcp.workers``, never load the MCP stack.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Host", "HostSettings"]
+__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Host":
+        from scaleenv_mcp.host.host import Host
+
+        return Host
+    if name == "HostSettings":
+        from scaleenv_mcp.settings import HostSettings
+
+        return HostSettings
+    raise AttributeError(f"module 'scaleenv_mcp' has no attribute {name!r}")

@@ -1,0 +1,79 @@
+"""Contracts: the public API, import layers, module size, generated docs."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+LAYERS = {"scaleenv_mcp": 0, "verifier": 1, "generator": 2, "clients": 3}
+
+
+def test_public_api_is_small_and_pinned():
+    import scaleenv_mcp
+
+    assert scaleenv_mcp.__all__ == ["Host", "HostSettings"]
+    assert scaleenv_mcp.Host.__name__ == "Host"
+
+
+def test_toolkit_surface_is_exactly_the_four_tool_errors():
+    from scaleenv_mcp import toolkit
+
+    assert sorted(toolkit.__all__) == ["ConflictError", "InvalidArgumentError", "NotFoundError", "NotPermittedError"]
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_imports_point_down_only():
+    offenders = []
+    for package, level in LAYERS.items():
+        for path in (REPO / package).rglob("*.py"):
+            for imported in _imports(path):
+                if imported in LAYERS and LAYERS[imported] > level and not (package == "clients" and imported == "generator"):
+                    offenders.append(f"{path.relative_to(REPO)} imports {imported}")
+    assert offenders == []
+
+
+def test_project_packages_resolve_to_this_repo():
+    for name in LAYERS:
+        module = __import__(name)
+        assert Path(module.__file__).resolve().is_relative_to(REPO), f"{name} resolves to {module.__file__}"
+
+
+def test_serve_path_never_imports_openai_or_the_generator():
+    code = ("import sys; import scaleenv_mcp.cli.app, scaleenv_mcp.host.listeners, scaleenv_mcp.host.control, "
+            "scaleenv_mcp.host.stdio; print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('openai', 'generator', 'clients')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_worker_process_does_not_load_the_mcp_stack():
+    code = "import sys; import scaleenv_mcp.workers.worker; print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'starlette', 'uvicorn', 'openai'}))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", sorted(p for pkg in LAYERS for p in (REPO / pkg).rglob("*.py")), ids=str)
+def test_modules_stay_small(path: Path):
+    assert len(path.read_text().splitlines()) <= 450, "split this module by job"
+
+
+def test_generated_format_doc_is_current():
+    from scaleenv_mcp.domain.docs import render_format_doc
+
+    assert (REPO / "docs" / "domain-format.md").read_text() == render_format_doc(), \
+        "run: python -m scaleenv_mcp.domain.docs"

@@ -61,12 +61,22 @@ class _DomainEndpoints:
         runtime = registry.domain(slug)
         security = transport_security(settings.host, settings.allowed_origins)
         common = dict(json_response=True, security_settings=security, max_request_body_size=settings.max_request_bytes,
-                      session_idle_timeout=settings.idle_timeout, max_sessions=settings.max_interactive_episodes)
+                      session_idle_timeout=settings.idle_timeout)
+        # Handshake sessions on /mcp/episodes/{id} serve harness-created episodes too, so the
+        # interactive cap must not bound them (tests/integration/test_control_api.py).
         self.episode_manager = StreamableHTTPSessionManager(
-            app=build_domain_server(runtime, registry, self._from_path, interactive=False), **common)
+            app=build_domain_server(runtime, registry, self._from_path, interactive=False),
+            max_sessions=settings.max_harness_episodes + settings.max_interactive_episodes, **common)
         self.interactive_manager = StreamableHTTPSessionManager(
             app=build_domain_server(runtime, registry, self._interactive, interactive=True, pin_handshake=True),
-            **common)
+            max_sessions=settings.max_interactive_episodes, **common)
+
+    async def end_session(self, session_id: str | None) -> None:
+        """The client ended its session (DELETE): its episode ends with it. Sessions that just
+        vanish (no DELETE) are reaped by the registry's idle expiry."""
+        episode_id = self.sessions.pop(session_id, None) if session_id else None
+        if episode_id is not None and episode_id in self.registry.episodes:
+            await self.registry.close(episode_id)
 
     async def _from_path(self, ctx: ServerRequestContext[Any]) -> str:
         request = ctx.request
@@ -147,6 +157,8 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starle
                 scope, receive, send)
             return
         await served.interactive_manager.handle_request(scope, receive, send)
+        if scope["method"] == "DELETE":
+            await served.end_session(Request(scope).headers.get("mcp-session-id"))
 
     async def index(request: Request) -> JSONResponse:
         return JSONResponse({"domains": sorted(registry.domains), "endpoints": ["/mcp/{domain}", "/mcp/episodes/{id}"]})

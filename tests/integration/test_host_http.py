@@ -128,3 +128,10 @@ async def test_garbage_bodies_do_not_hurt_the_host(host: Host, listeners: Listen
         ok = await http.post(url, headers=headers, json={"jsonrpc": "2.0", "id": 6, "method": "tools/call",
                                                          "params": {"name": "find_books", "arguments": {"text": "Dune"}}})
     assert ok.status_code == 200 and "BK-00001" in ok.text
+
+
+async def test_ending_an_interactive_session_closes_its_episode(host: Host, listeners: Listeners):
+    async with mcp.Client(f"{listeners.agent_url}/mcp/tiny_library", mode="legacy") as client:
+        await client.call_tool("find_books", {"text": "Dune"})
+        assert [e.origin.value for e in host.registry.episodes.values()] == ["interactive"]
+    assert host.registry.episodes == {}  # the client's DELETE ended the session and its episode

@@ -1,0 +1,76 @@
+"""A non-editable wheel install finds and serves the shipped domains (they travel inside the wheel)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = sorted(p.name for p in (REPO / "domains").glob("*/domain.json")) if (REPO / "domains").is_dir() else []
+
+
+@pytest.fixture(scope="module")
+def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(work), str(REPO)],
+                   check=True, capture_output=True, timeout=300)
+    (wheel,) = work.glob("scaleenv_mcp-*.whl")
+    venv = work / "venv"
+    # system site packages provide the dependencies; the project itself comes only from the wheel
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
+                   check=True, capture_output=True, timeout=300)
+    return python
+
+
+def _run(python: Path, *args: str, cwd: Path, env_dir: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(python), "-m", "scaleenv_mcp", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120, env={"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(env_dir)})
+
+
+def test_wheel_install_is_not_the_checkout(wheel_python: Path, tmp_path: Path):
+    code = "import scaleenv_mcp, pathlib; print(pathlib.Path(scaleenv_mcp.__file__).resolve())"
+    out = subprocess.run([str(wheel_python), "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
+    assert not Path(out.stdout.strip()).is_relative_to(REPO)
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped domains yet")
+def test_wheel_lists_the_shipped_domains(wheel_python: Path, tmp_path: Path):
+    result = _run(wheel_python, "domains", "--json", cwd=tmp_path, env_dir=tmp_path)
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    assert sorted(d["slug"] for d in listed) == SHIPPED
+    assert all("shipped_domains" in d["path"] for d in listed)
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped domains yet")
+def test_wheel_serves_a_shipped_domain(wheel_python: Path, tmp_path: Path):
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([str(wheel_python), "-m", "scaleenv_mcp", "serve", "--no-control", "--port", str(port),
+                                "--domain", SHIPPED[0]], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                               env={"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(tmp_path)})
+    try:
+        deadline = time.monotonic() + 90
+        served: list[str] = []
+        while time.monotonic() < deadline and not served:
+            time.sleep(0.5)
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/") as response:
+                    served = json.loads(response.read())["domains"]
+            except OSError:
+                continue
+        assert served == [SHIPPED[0]]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -247,7 +247,7 @@ def add_device(home_no: int, room: dict | None, name: str, dtype: str, model_ind
             device["hvac_mode"] = "heat"
         device["target_temp_c"] = rng.choice([18.0, 19.0, 19.5, 20.0, 20.5, 21.0, 21.5, 22.0])
     if dtype == "lock":
-        device["lock_state"] = rng.choice(["locked"] * 4 + ["unlocked"])
+        device["lock_state"] = rng.choice(["locked"] * 6 + ["unlocked"] * 2 + ["jammed"])
     if dtype in ("lock", "sensor"):
         device["battery_pct"] = rng.choice([8, 14, 18, 26, 41, 55, 63, 72, 88, 95, 100])
     devices.append(device)
@@ -289,6 +289,12 @@ for i, home in enumerate(homes, start=1):
         add_device(i, room_of(i, "garage", "kitchen", "hallway"), "Back Door Lock", "lock", 0)
     if rng.random() < 0.12:
         add_device(i, None, "Spare Smart Plug", "plug", 0)  # not yet placed in a room
+
+# a home armed away has every door locked (set_alarm_mode refuses otherwise)
+away_homes = {h["home_id"] for h in homes if h["alarm_mode"] == "away"}
+for device in devices:
+    if device["device_type"] == "lock" and device["home_id"] in away_homes:
+        device["lock_state"] = "locked"
 
 # ----------------------------------------------------------------------------- scenes and actions
 scenes = []
@@ -456,6 +462,8 @@ for lock in keypad_locks:
             start = min(start, day(-10))
         if until is not None and until < start:
             until = start
+        if status == "active" and until is not None and until < day(0):
+            status = "expired"  # its last valid day has passed
         pin = "".join(str(rng.randint(0, 9)) for _ in range(rng.choice([4, 4, 6])))
         access_codes.append({"code_id": ident("ACC", len(access_codes) + 1), "device_id": lock["device_id"],
                              "membership_id": membership["membership_id"] if membership else None, "label": label,

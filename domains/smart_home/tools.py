@@ -6,7 +6,6 @@ membership and role in the home are checked first: guest < member < admin < owne
 """
 
 from datetime import date, datetime, timedelta
-from json import dumps
 from re import fullmatch
 
 from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
@@ -417,8 +416,8 @@ def remove_home_member(ctx, membership_id: str, user_id: str) -> dict:
     )
     code_ids = [c["code_id"] for c in codes]
     ctx.db.execute("UPDATE memberships SET status = 'revoked' WHERE membership_id = ?", (membership_id,))
-    ctx.db.execute("UPDATE access_codes SET status = 'revoked' WHERE code_id IN (SELECT value FROM json_each(?))",
-                   (dumps(code_ids),))
+    ctx.db.execute("UPDATE access_codes SET status = 'revoked' WHERE membership_id = ? AND status = 'active'",
+                   (membership_id,))
     return {"membership_id": membership_id, "home_id": target["home_id"], "user_id": target["user_id"],
             "status": "revoked", "revoked_code_ids": code_ids}
 

@@ -675,16 +675,15 @@ def main() -> None:
     # ---------------------------------------------------------------- coverages
     coverages: list[dict] = []
     for patient in patients:
-        payer, plans = rng.choice(PAYERS)
-        if age_of(patient, TODAY) >= 65:
-            payer, plans = PAYERS[3]
+        senior = age_of(patient, TODAY) >= 65
+        payer, plans = PAYERS[3] if senior else rng.choice([p for p in PAYERS if "Medicare" not in p[1][0]])
         plan = rng.choice(plans)
         member = f"{payer.split()[0][:3].upper()}{rng.randint(10000000, 99999999)}"
         copay = float(rng.choice([0, 10, 15, 20, 25, 30, 40, 50]))
         number = int(patient["patient_id"][-5:])
         if number % 5 == 0 or number in (1, 2, 8):
             # an older plan that ended, then the current one (or none for self-pay patients)
-            old_payer, old_plans = rng.choice(PAYERS)
+            old_payer, old_plans = rng.choice([p for p in PAYERS if ("Medicare" in p[1][0]) == senior])
             ended = date(2026, rng.choice([1, 2, 3]), rng.randint(1, 27))
             coverages.append({"coverage_id": "", "patient_id": patient["patient_id"], "payer_name": old_payer,
                               "plan_name": rng.choice(old_plans),
@@ -753,8 +752,7 @@ def main() -> None:
         if fills and rng.random() < 0.3:
             fills -= 1
         last_filled = prescribed + timedelta(days=fills * days_supply + rng.randint(0, 3))
-        if last_filled > TODAY:
-            last_filled = TODAY - timedelta(days=1)
+        last_filled = min(last_filled, TODAY)
         status = "active"
         reason = None
         if expires < TODAY:
@@ -851,11 +849,11 @@ def main() -> None:
             status = rng.choice(["submitted", "submitted", "draft", "denied"])
         else:
             status = "draft"
-        created = visit + timedelta(days=rng.randint(0, 2))
+        created = min(visit + timedelta(days=rng.randint(0, 2)), TODAY)
         submitted = decided = None
         denial = appeal = None
         if status != "draft":
-            submitted = created + timedelta(days=rng.randint(0, 3))
+            submitted = min(created + timedelta(days=rng.randint(0, 3)), TODAY)
         if status in ("approved", "paid", "denied", "appealed"):
             decided = submitted + timedelta(days=rng.randint(7, 25))
             if decided > TODAY:

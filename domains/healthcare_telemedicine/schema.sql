@@ -121,6 +121,7 @@ CREATE TABLE prescriptions (
     discontinued_reason TEXT,
     CHECK (refills_used <= refills_allowed),
     CHECK (expires_on > prescribed_on),
+    CHECK (last_filled_on >= prescribed_on),
     CHECK (status <> 'discontinued' OR discontinued_reason IS NOT NULL)
 ) STRICT;
 

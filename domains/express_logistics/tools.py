@@ -4,7 +4,6 @@ Money is EUR cents, weights kg, dimensions cm, dates YYYY-MM-DD, timestamps YYYY
 """
 
 from datetime import date, timedelta
-from json import dumps
 from math import ceil
 
 from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
@@ -27,8 +26,6 @@ LOST_AFTER_DAYS = 5
 MAX_DELIVERY_ATTEMPTS = 3
 MOVING = ("picked_up", "in_transit")
 REDIRECTABLE = ("awaiting_payment", "booked", "picked_up", "in_transit", "held_customs")
-ACTIVE_SHIPMENT = ("awaiting_payment", "booked", "picked_up", "in_transit", "held_customs", "out_for_delivery",
-                   "return_to_sender")
 
 SHIPMENT_COLUMNS = (
     "SELECT shipment_id, quote_id, sender_id, recipient_id, origin_address_id, destination_address_id, route_id, "
@@ -151,11 +148,9 @@ def _pickup_day(ctx, pickup_date: str) -> str:
     return day.isoformat()
 
 
-def _customs_ready(ctx, shipment_id: str, statuses: tuple) -> bool:
-    row = ctx.db.fetch_one(
-        "SELECT count(*) AS n FROM customs_declarations WHERE shipment_id = ? "
-        "AND status IN (SELECT value FROM json_each(?))", (shipment_id, dumps(list(statuses))))
-    return row["n"] > 0
+def _declarations(ctx, shipment_id: str) -> list:
+    rows = ctx.db.fetch_all("SELECT status FROM customs_declarations WHERE shipment_id = ?", (shipment_id,))
+    return [row["status"] for row in rows]
 
 
 # -- customers and addresses ------------------------------------------------------------------
@@ -219,8 +214,8 @@ def archive_address(ctx, address_id: str) -> dict:
         raise ConflictError(f"address {address_id} is already archived")
     in_use = ctx.db.fetch_one(
         "SELECT shipment_id FROM shipments WHERE (origin_address_id = ? OR destination_address_id = ?) "
-        "AND status IN (SELECT value FROM json_each(?)) ORDER BY shipment_id LIMIT 1",
-        (address_id, address_id, dumps(list(ACTIVE_SHIPMENT))))
+        "AND status IN ('awaiting_payment', 'booked', 'picked_up', 'in_transit', 'held_customs', 'out_for_delivery', "
+        "'return_to_sender') ORDER BY shipment_id LIMIT 1", (address_id, address_id))
     if in_use is not None:
         raise ConflictError(f"address {address_id} is used by active shipment {in_use['shipment_id']}")
     ctx.db.execute("UPDATE addresses SET status = 'archived' WHERE address_id = ?", (address_id,))
@@ -472,7 +467,7 @@ def add_parcel(ctx, shipment_id: str, weight_kg: float, length_cm: int, width_cm
     count = ctx.db.fetch_one("SELECT count(*) AS n FROM parcels WHERE shipment_id = ?", (shipment_id,))["n"]
     if count >= MAX_PARCELS:
         raise ConflictError(f"shipment {shipment_id} already has the maximum of {MAX_PARCELS} parcels")
-    if _customs_ready(ctx, shipment_id, ("draft", "submitted", "cleared")):
+    if any(status != "rejected" for status in _declarations(ctx, shipment_id)):
         raise ConflictError(f"shipment {shipment_id} already has a customs declaration covering its parcels")
     parcel_id = ctx.new_id("PCL")
     ctx.db.execute(
@@ -579,7 +574,8 @@ def schedule_pickup(ctx, shipment_id: str, pickup_date: str, time_window: str) -
                                 (shipment_id,))
     if existing is not None:
         raise ConflictError(f"shipment {shipment_id} already has scheduled pickup {existing['pickup_id']}")
-    if shipment["customs_required"] and not _customs_ready(ctx, shipment_id, ("submitted", "cleared")):
+    ready = [status for status in _declarations(ctx, shipment_id) if status in ("submitted", "cleared")]
+    if shipment["customs_required"] and not ready:
         raise NotPermittedError(f"shipment {shipment_id} crosses a customs border: submit its customs declaration "
                                 "before scheduling the pickup")
     pickup_id = ctx.new_id("PCK")
@@ -675,7 +671,7 @@ def record_depot_scan(ctx, shipment_id: str, depot_id: str, scan_type: str) -> d
                                 "departure first")
         event_id = _event(ctx, shipment_id, "arrived_depot", depot_id, None)
         if (depot_id == shipment["destination_depot_id"] and shipment["customs_required"]
-                and not _customs_ready(ctx, shipment_id, ("cleared",))):
+                and "cleared" not in _declarations(ctx, shipment_id)):
             status = "held_customs"
             _event(ctx, shipment_id, "held_customs", depot_id, "Awaiting customs clearance")
         ctx.db.execute("UPDATE shipments SET current_depot_id = ?, status = ? WHERE shipment_id = ?",

@@ -1,8 +1,9 @@
 """Python client of the control API, for the verifier, the eval clients and RL trainers.
 
 One ``httpx.AsyncClient`` per ``ControlClient``, shared by every request (building one costs
-tens of milliseconds). Methods have the names and return types of ``EpisodeRegistry``, so
-code can move between the in-process host and a remote one. HTTP failures become the
+tens of milliseconds). Methods mirror the operations of ``EpisodeRegistry`` (same names
+where it has them) and return the control API's models, ``StateDiff`` and ``RewardReport``,
+so code moves easily between the in-process host and a remote one. HTTP failures become the
 project's exceptions in one place, ``raise_for_response`` (every status is pinned by
 tests/unit/test_control_client.py). It must not import the serving side (Starlette,
 uvicorn, the workers): a client runs where no host does; it shares only the models.
@@ -14,6 +15,7 @@ uvicorn, the workers): a client runs where no host does; it shares only the mode
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -21,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
 from scaleenv_mcp.episodes.trace import TraceRecord
 from scaleenv_mcp.errors import (
@@ -84,6 +87,15 @@ def raise_for_response(response: httpx.Response) -> None:
     raise EnvironmentFaultError(f"control API failed ({status}): {message}")
 
 
+def _body(model: type[BaseModel], data: dict[str, Any]) -> Any:
+    """A request body, checked here so a bad argument is a UsageError before anything is sent."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UsageError(f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
+
+
 class ControlClient:
     """Async client of one host's control listener.
 
@@ -91,6 +103,8 @@ class ControlClient:
         base_url: the control listener, e.g. ``http://127.0.0.1:8766``.
         token: the bearer token; or give ``token_file`` (the file ``scaleenv serve`` wrote).
         timeout: seconds per request (batched creation of 1,000 episodes takes a while).
+        max_in_flight: requests on the wire at once; callers may gather thousands of calls,
+            the rest wait here (httpx's pool slows down quadratically with its queue).
         transport: an httpx transport, for tests and custom networking.
 
     Raises:
@@ -98,7 +112,8 @@ class ControlClient:
     """
 
     def __init__(self, base_url: str, token: str | None = None, *, token_file: Path | str | None = None,
-                 timeout: float = 120.0, transport: httpx.AsyncBaseTransport | None = None) -> None:
+                 timeout: float = 120.0, max_in_flight: int = 32,
+                 transport: httpx.AsyncBaseTransport | None = None) -> None:
         if token is None:
             if token_file is None:
                 raise UsageError("give the control token or token_file")
@@ -107,6 +122,7 @@ class ControlClient:
             except OSError as exc:
                 raise UsageError(f"cannot read the control token file {token_file}: {exc.strerror}") from None
         self.base_url = base_url.rstrip("/")
+        self._in_flight = asyncio.Semaphore(max_in_flight)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport,
                                        headers={"Authorization": f"Bearer {token}"})
 
@@ -120,12 +136,13 @@ class ControlClient:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def _send(self, method: str, path: str, *, body: Any = None,
+    async def _send(self, method: str, path: str, *, body: BaseModel | None = None,
                     params: Sequence[tuple[str, str]] | None = None) -> httpx.Response:
         content = body.model_dump_json(exclude_none=True) if body is not None else None
         headers = {"Content-Type": "application/json"} if content is not None else None
         try:
-            response = await self._http.request(method, path, content=content, params=params, headers=headers)
+            async with self._in_flight:
+                response = await self._http.request(method, path, content=content, params=params, headers=headers)
         except httpx.TransportError as exc:
             raise EnvironmentFaultError(f"control API at {self.base_url} unreachable: {type(exc).__name__}") from None
         raise_for_response(response)
@@ -138,12 +155,12 @@ class ControlClient:
     # -- episodes ---------------------------------------------------------------------------
     async def create_episodes(self, domain: str, task_id: str | None = None, count: int = 1) -> list[EpisodeInfo]:
         """``count`` fresh episodes of one domain, from its seed or from a task; all or nothing."""
-        body = CreateEpisodes(domain=domain, task_id=task_id, count=count)
+        body = _body(CreateEpisodes, {"domain": domain, "task_id": task_id, "count": count})
         return EpisodeList.model_validate_json((await self._send("POST", "/episodes", body=body)).content).episodes
 
     async def create_many(self, specs: Iterable[EpisodeSpec | dict[str, Any]]) -> list[EpisodeInfo]:
         """One episode per spec (``{"domain", "task_id"}``), in one request; all or nothing."""
-        body = CreateEpisodes(episodes=[EpisodeSpec.model_validate(s) for s in specs])
+        body = _body(CreateEpisodes, {"episodes": [s.model_dump() if isinstance(s, EpisodeSpec) else s for s in specs]})
         return EpisodeList.model_validate_json((await self._send("POST", "/episodes", body=body)).content).episodes
 
     async def list_episodes(self) -> list[EpisodeInfo]:
@@ -166,7 +183,7 @@ class ControlClient:
 
     async def restore(self, episode_id: str, snapshot_id: str) -> EpisodeInfo:
         response = await self._send("POST", self._episode(episode_id, "/restore"),
-                                    body=RestoreBody(snapshot_id=snapshot_id))
+                                    body=_body(RestoreBody, {"snapshot_id": snapshot_id}))
         return EpisodeInfo.model_validate_json(response.content)
 
     async def fork(self, episode_id: str) -> EpisodeInfo:
@@ -195,7 +212,7 @@ class ControlClient:
 
     async def rewards(self, episode_ids: Sequence[str]) -> RewardBatch:
         """Rewards of many episodes in one request; one failing episode is an entry in ``errors``."""
-        body = RewardBatchRequest(episode_ids=list(episode_ids))
+        body = _body(RewardBatchRequest, {"episode_ids": list(episode_ids)})
         return RewardBatch.model_validate_json((await self._send("POST", "/rewards", body=body)).content)
 
     async def trace(self, episode_id: str) -> list[TraceRecord]:

@@ -100,10 +100,7 @@ class EpisodeRegistry:
 
     # -- worker plumbing --------------------------------------------------------------------
     async def _request(self, worker: WorkerHandle, message: tuple, *, timeout: float | None = None) -> Any:
-        """One request to a worker, shielded from caller cancellation, with recovery on loss."""
-        return await asyncio.shield(self._request_locked(worker, message, timeout))
-
-    async def _request_locked(self, worker: WorkerHandle, message: tuple, timeout: float | None) -> Any:
+        """One request to a worker, with recovery when the worker is lost."""
         async with worker.lock:
             try:
                 status, payload = await worker.request(message, timeout or self.settings.call_timeout * 6)
@@ -226,8 +223,10 @@ class EpisodeRegistry:
         duration = (time.perf_counter() - started) * 1000
         if reply.status == OK:
             episode.replay.append((tool, arguments))
-            outcome = CallOutcome(kind=OutcomeKind.success, result=reply.result, duration_ms=duration,
-                                  reads=list(reply.reads), writes=list(reply.writes))
+            # model_construct: the hot path builds these from values it already trusts
+            outcome = CallOutcome.model_construct(kind=OutcomeKind.success, result=reply.result, duration_ms=duration,
+                                                  error_code=None, message=None,
+                                                  reads=list(reply.reads), writes=list(reply.writes))
         elif reply.status == TOOL_ERROR:
             outcome = CallOutcome(kind=OutcomeKind.tool_error, error_code=reply.error_code, message=reply.message,
                                   duration_ms=duration)
@@ -246,7 +245,7 @@ class EpisodeRegistry:
 
     @staticmethod
     def _record(episode: Episode, tool: str, arguments: dict[str, Any], outcome: CallOutcome) -> None:
-        episode.trace.append(TraceRecord(
+        episode.trace.append(TraceRecord.model_construct(
             index=len(episode.trace), tool=tool, arguments=arguments, outcome=outcome.kind,
             error_code=outcome.error_code, message=outcome.message, result=outcome.result,
             duration_ms=round(outcome.duration_ms, 3)))
@@ -308,20 +307,28 @@ class EpisodeRegistry:
         episode.base, episode.replay, episode.trace, episode.calls = None, [], [], 0
         worker = episode.worker
         async with worker.lock:
-            status, _ = await worker.request(("close", episode_id), self.settings.call_timeout)
-            await self._open_on(worker, episode)
+            try:
+                await worker.request(("close", episode_id), self.settings.call_timeout)
+                await self._open_on(worker, episode)
+            except WorkerLostError as lost:  # like _request: the worker's other episodes are rebuilt
+                await self._rebuild(worker)
+                raise EnvironmentFaultError(f"the environment stopped this reset: {lost.reason}") from None
 
     async def fork(self, episode_id: str, origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
         parent = self.get(episode_id)
         cap = self.settings.max_harness_episodes if origin is EpisodeOrigin.harness else self.settings.max_interactive_episodes
         if self.counts[origin] >= cap:
-            raise CapacityError(f"{origin.value} episode cap of {cap} reached")
+            raise CapacityError(f"{origin.value} episode cap of {cap} reached; close episodes or wait for idle expiry")
         child = Episode(new_episode_id(), parent.domain, parent.task_id, origin, parent.worker)
         child.base, child.replay = parent.base, list(parent.replay)
         child.trace = [r.model_copy() for r in parent.trace]
         child.calls = parent.calls
-        await self._request(parent.worker, ("fork", episode_id, child.id))
-        self.counts[origin] += 1
+        self.counts[origin] += 1  # before the await, as in create: concurrent forks must not pass the cap together
+        try:
+            await self._request(parent.worker, ("fork", episode_id, child.id))
+        except BaseException:
+            self.counts[origin] -= 1
+            raise
         parent.worker.episodes.add(child.id)
         self.episodes[child.id] = child
         return child

@@ -191,7 +191,7 @@ _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseMode
 
 def build_openapi() -> dict[str, Any]:
     paths: dict[str, Any] = {}
-    schemas: dict[str, Any] = {"Error": models.ErrorBody.model_json_schema()}
+    schemas: dict[str, Any] = {"Error": models.ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")}
     for method, path, name, summary, request_model, response_model, status in _ENDPOINTS:
         operation: dict[str, Any] = {"operationId": name, "summary": summary, "security": [{"bearer": []}],
                                      "responses": {"default": {"description": "error",

@@ -119,6 +119,8 @@ class Worker:
         episode = self.episodes[episode_id]
         self._trusted(episode, lambda: episode.conn.deserialize(data))
         self._trusted(episode, lambda: episode.conn.execute("PRAGMA foreign_keys = ON"))
+        if self.max_pages is not None:  # deserialize resets max_page_count: the size limit must survive a restore
+            self._trusted(episode, lambda: episode.conn.execute(f"PRAGMA max_page_count = {int(self.max_pages)}"))
 
     def op_fork(self, source_id: str, target_id: str) -> None:
         source = self.episodes[source_id]
@@ -244,8 +246,11 @@ class Worker:
 
     def _rollback(self, episode: _Episode) -> None:
         def undo() -> None:
-            episode.conn.execute("ROLLBACK TO scaleenv_call")
-            episode.conn.execute("RELEASE scaleenv_call")
+            # On some errors (SQLITE_FULL at the size limit) SQLite has already rolled back the
+            # whole transaction, savepoint included: the call's writes are gone either way.
+            if episode.conn.in_transaction:
+                episode.conn.execute("ROLLBACK TO scaleenv_call")
+                episode.conn.execute("RELEASE scaleenv_call")
 
         self._trusted(episode, undo)
 

@@ -82,28 +82,38 @@ class ConnectionGuard:
         return sqlite3.SQLITE_DENY
 
 
+_reference: sqlite3.Connection | None = None
+
+
+def _reference_db() -> sqlite3.Connection:
+    """One plain connection per process that evaluates SQLite's own date functions for the wrappers."""
+    global _reference
+    if _reference is None:
+        _reference = sqlite3.connect(":memory:", check_same_thread=False)
+    return _reference
+
+
+def _clock_function(name: str, now_sql: str):
+    reference = _reference_db()
+
+    def fn(*args):
+        fixed = [now_sql if isinstance(a, str) and a.strip().lower() == "now" else a for a in args]
+        if name == "strftime" and len(fixed) == 1:
+            fixed.append(now_sql)
+        if not fixed and name != "strftime":
+            fixed = [now_sql]
+        return reference.execute(f"SELECT {name}({','.join('?' * len(fixed))})", fixed).fetchone()[0]
+
+    return fn
+
+
 def _install_clock(conn: sqlite3.Connection, now: str) -> None:
     """Replace SQLite's clock functions so 'now' is the episode clock, deterministically."""
-    reference = sqlite3.connect(":memory:", check_same_thread=False)
     now_sql = now.replace("T", " ")
-
-    def make(name: str):
-
-        def fn(*args):
-            fixed = [now_sql if isinstance(a, str) and a.strip().lower() == "now" else a for a in args]
-            if name == "strftime" and len(fixed) == 1:
-                fixed.append(now_sql)
-            if not fixed and name != "strftime":
-                fixed = [now_sql]
-            sql = f"SELECT {name}({','.join('?' * len(fixed))})"
-            return reference.execute(sql, fixed).fetchone()[0]
-
-        return fn
-
     for name in _CLOCK_FUNCTIONS:
-        conn.create_function(name, -1, make(name), deterministic=True)
+        conn.create_function(name, -1, _clock_function(name, now_sql), deterministic=True)
     for keyword, base in _NOW_KEYWORDS.items():
-        value = reference.execute(f"SELECT {base}(?)", (now_sql,)).fetchone()[0]
+        value = _reference_db().execute(f"SELECT {base}(?)", (now_sql,)).fetchone()[0]
         conn.create_function(keyword, 0, lambda value=value: value, deterministic=True)
 
 

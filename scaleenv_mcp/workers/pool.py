@@ -56,6 +56,7 @@ class WorkerHandle:
         )
         child.close()
         self.conn: Connection = Connection(parent.detach())
+        self.stale = False  # a reply to a cancelled request is still on its way
         self.domains = set()
         self.generation += 1
 
@@ -79,40 +80,54 @@ class WorkerHandle:
     def stop(self) -> None:
         self._kill()
 
-    async def request(self, message: tuple, timeout: float | None) -> tuple[str, Any]:
-        """Send one request and await its reply; the caller must hold ``self.lock``."""
+    async def _readable(self, timeout: float | None) -> bool:
+        """Wait until a reply is ready; False when ``timeout`` passed first.
+
+        A bare future with a reader callback and a timer: no extra task per call, as
+        ``asyncio.wait_for`` would create (bench/calls.py measures this path).
+        """
         loop = asyncio.get_running_loop()
-        try:
-            self.conn.send(message)
-        except (BrokenPipeError, OSError) as exc:
-            self.replace()
-            raise WorkerLostError(f"worker pipe broken: {exc}") from exc
-        ready: asyncio.Future[None] = loop.create_future()
+        ready: asyncio.Future[bool] = loop.create_future()
         fd = self.conn.fileno()
 
-        def on_readable() -> None:
-            loop.remove_reader(fd)
+        def settle(value: bool) -> None:
             if not ready.done():
-                ready.set_result(None)
+                ready.set_result(value)
 
-        loop.add_reader(fd, on_readable)
+        loop.add_reader(fd, settle, True)
+        timer = loop.call_later(timeout, settle, False) if timeout else None
         try:
-            await asyncio.wait_for(ready, timeout)
-            return self.conn.recv()
-        except asyncio.TimeoutError:
+            return await ready
+        finally:
             loop.remove_reader(fd)
+            if timer is not None:
+                timer.cancel()
+
+    async def request(self, message: tuple, timeout: float | None) -> tuple[str, Any]:
+        """Send one request and await its reply; the caller must hold ``self.lock``.
+
+        If the caller is cancelled while the worker is busy, the reply still comes: it is
+        marked stale and drained before the next request, so replies never cross.
+        """
+        try:
+            if self.stale and await self._readable(timeout):
+                self.conn.recv()
+            self.stale = False
+            self.conn.send(message)
+        except (BrokenPipeError, EOFError, OSError) as exc:
             self.replace()
-            raise WorkerLostError(f"call exceeded its wall-time budget of {timeout:g} s") from None
+            raise WorkerLostError(f"worker pipe broken: {exc}") from exc
+        self.stale = True
+        try:
+            if not await self._readable(timeout):
+                self.replace()
+                raise WorkerLostError(f"call exceeded its wall-time budget of {timeout:g} s")
+            reply = self.conn.recv()
         except (EOFError, OSError) as exc:
-            loop.remove_reader(fd)
             self.replace()
             raise WorkerLostError(f"worker died: {type(exc).__name__}") from exc
-        except asyncio.CancelledError:
-            # Callers shield requests (episodes.registry), so this is shutdown: a reply may still
-            # be on its way, and a worker whose protocol state is unknown is not reused.
-            loop.remove_reader(fd)
-            self.replace()
-            raise
+        self.stale = False
+        return reply
 
     async def ensure_domain(self, bundle: DomainBundle, timeout: float | None) -> None:
         if bundle.content_hash in self.domains:

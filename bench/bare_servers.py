@@ -1,0 +1,94 @@
+"""Baselines for the call benchmark: bare MCP servers that run the same tool code inline.
+
+``python bench/bare_servers.py lowlevel|fastmcp DOMAIN_DIR PORT`` serves every tool of the
+domain from one in-process SQLite copy of the seed, with no workers, no validation of
+arguments, no trace: the floor our host is measured against.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import uvicorn
+
+from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.domain.tool_loader import load_tool_functions
+from scaleenv_mcp.errors import ToolError
+from scaleenv_mcp.state.containment import open_connection
+from scaleenv_mcp.state.facade import ToolContext
+from scaleenv_mcp.state.start_states import build_start_state
+
+
+def _inline_tools(domain_dir: Path) -> tuple[Any, dict[str, Any], ToolContext, sqlite3.Connection]:
+    package = load_domain(domain_dir)
+    conn, guard = open_connection(package.manifest.clock, serialized=build_start_state(package.schema_sql, package.seed))
+    functions = load_tool_functions(package.tools_source, "tools.py", [t.name for t in package.manifest.tools])
+    return package.manifest, functions, ToolContext(conn, guard, package.manifest.clock), conn
+
+
+def lowlevel_server(domain_dir: Path):
+    from mcp.server import Server
+
+    manifest, functions, ctx, conn = _inline_tools(domain_dir)
+    tools = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+                        output_schema=t.output_schema) for t in manifest.tools]
+
+    async def list_tools(context, params):
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(context, params):
+        try:
+            result = functions[params.name](ctx, **(params.arguments or {}))
+        except ToolError as error:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=error.message)], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(result))],
+                                    structured_content=result)
+
+    return Server("bare-lowlevel", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def lowlevel_app(domain_dir: Path):
+    return lowlevel_server(domain_dir).streamable_http_app(json_response=True)
+
+
+async def lowlevel_stdio(domain_dir: Path) -> None:
+    import mcp.server.stdio
+
+    server = lowlevel_server(domain_dir)
+    async with mcp.server.stdio.stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+def fastmcp_app(domain_dir: Path):
+    from fastmcp import FastMCP
+    from fastmcp.tools.base import Tool, ToolResult
+
+    manifest, functions, ctx, conn = _inline_tools(domain_dir)
+    server = FastMCP("bare-fastmcp")
+
+    class InlineTool(Tool):
+        async def run(self, arguments: dict[str, Any]) -> ToolResult:
+            result = functions[self.name](ctx, **arguments)
+            return ToolResult(content=[types.TextContent(type="text", text=json.dumps(result))],
+                              structured_content=result)
+
+    for spec in manifest.tools:
+        server.add_tool(InlineTool(name=spec.name, description=spec.description, parameters=spec.input_schema,
+                                   output_schema=spec.output_schema))
+    return server.http_app(path="/mcp", json_response=True)
+
+
+if __name__ == "__main__":
+    kind, domain = sys.argv[1], Path(sys.argv[2])
+    if kind == "stdio":
+        import anyio
+
+        anyio.run(lowlevel_stdio, domain)
+    else:
+        app = lowlevel_app(domain) if kind == "lowlevel" else fastmcp_app(domain)
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning", access_log=False)

@@ -1,0 +1,141 @@
+"""Episode costs: creation through the control API, memory per live episode, fingerprint and diff,
+for start states of about 100 KB, 1 MB and 10 MB, each against a raw sqlite3 deserialize of
+the same bytes measured in the same run; and how many 100 KB episodes one host holds."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.procstat import rss_kb
+from bench.sized_domain import write_sized_domain
+from scaleenv_mcp.host.host import Host
+from scaleenv_mcp.host.listeners import serving
+from scaleenv_mcp.settings import HostSettings
+from scaleenv_mcp.state.start_states import build_start_state
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def raw_deserialize_ms(data: bytes, repeat: int = 200) -> float:
+    """Median of connect + deserialize, keeping every copy alive as live episodes are (fresh memory each time)."""
+    times, alive = [], []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        conn = sqlite3.connect(":memory:")
+        conn.deserialize(data)
+        times.append(time.perf_counter() - started)
+        alive.append(conn)
+    for conn in alive:
+        conn.close()
+    return statistics.median(times) * 1000
+
+
+async def _sized(folder: Path, size: int, episodes: int, state_dir: Path) -> dict[str, Any]:
+    package = write_sized_domain(folder, size)
+    from scaleenv_mcp.domain.loader import load_domain
+
+    loaded = load_domain(package)
+    data = build_start_state(loaded.schema_sql, loaded.seed)
+    settings = HostSettings(workers=1, port=0, control_port=0, state_dir=state_dir, token_file=state_dir / "token",
+                            skip_validation=True, max_harness_episodes=100_000, max_db_mb=256)
+    async with Host.running(settings, [folder], [package.name]) as host, serving(host) as urls:
+        worker_pid = host.pool.workers[0].pid
+        async with httpx.AsyncClient(base_url=urls.control_url, headers={"Authorization": f"Bearer {urls.token}"},
+                                     timeout=120) as http:
+            await http.post("/episodes", json={"domain": package.name})  # warm the start-state cache
+            rss_before = rss_kb(worker_pid)
+            create_ms, ids = [], []
+            for _ in range(episodes):
+                started = time.perf_counter()
+                response = await http.post("/episodes", json={"domain": package.name})
+                create_ms.append((time.perf_counter() - started) * 1000)
+                ids.append(response.json()["episodes"][0]["id"])
+            rss_created = rss_kb(worker_pid)
+            for episode_id in ids:
+                await host.registry.dump(episode_id)  # a full read of every table
+            rss_read = rss_kb(worker_pid)
+            fingerprint_ms, diff_ms = [], []
+            for episode_id in ids[:20]:
+                await host.registry.call(episode_id, "update_item", {"item_id": "ITM-0000001", "amount": 7})
+                started = time.perf_counter()
+                await host.registry.fingerprint(episode_id)
+                fingerprint_ms.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                await host.registry.diff(episode_id)
+                diff_ms.append((time.perf_counter() - started) * 1000)
+    raw = raw_deserialize_ms(data, repeat=episodes)
+    in_process = await creation_in_process(folder / "in_process", size, state_dir, episodes=min(episodes, 200))
+    per_episode_created = (rss_created - rss_before) * 1024 / episodes
+    per_episode_read = (rss_read - rss_before) * 1024 / episodes
+    return {
+        "start_state_bytes": len(data), "episodes": episodes,
+        "control_create_p50_ms": round(statistics.median(create_ms), 3),
+        "control_create_p99_ms": round(_percentile(create_ms, 0.99), 3),
+        **in_process,
+        "raw_deserialize_p50_ms": round(raw, 3),
+        "in_process_create_vs_raw": round(in_process["create_in_process_p50_ms"] / raw, 2),
+        "rss_per_episode_created_bytes": int(per_episode_created), "rss_per_episode_read_bytes": int(per_episode_read),
+        "memory_created_vs_state": round(per_episode_created / len(data), 2),
+        "memory_read_vs_state": round(per_episode_read / len(data), 2),
+        "fingerprint_p50_ms": round(statistics.median(fingerprint_ms), 3), "diff_p50_ms": round(statistics.median(diff_ms), 3),
+    }
+
+
+async def _many(folder: Path, count: int, state_dir: Path) -> dict[str, Any]:
+    package = write_sized_domain(folder, 100_000)
+    settings = HostSettings(workers=2, port=0, control_port=0, state_dir=state_dir, token_file=state_dir / "token",
+                            skip_validation=True, max_harness_episodes=count + 10)
+    async with Host.running(settings, [folder], [package.name]) as host, serving(host) as urls:
+        async with httpx.AsyncClient(base_url=urls.control_url, headers={"Authorization": f"Bearer {urls.token}"},
+                                     timeout=600) as http:
+            started = time.perf_counter()
+            for _ in range(count // 500):
+                response = await http.post("/episodes", json={"domain": package.name, "count": 500})
+                response.raise_for_status()
+            elapsed = time.perf_counter() - started
+            listed = len((await http.get("/episodes")).json()["episodes"])
+            last = (await http.get("/episodes")).json()["episodes"][-1]["id"]
+            outcome = await host.registry.call(last, "get_item", {"item_id": "ITM-0000002"})
+            rss = sum(rss_kb(w.pid) for w in host.pool.workers) + rss_kb_self()
+    return {"live_episodes": listed, "create_all_s": round(elapsed, 2), "last_episode_call_ok": outcome.kind.value == "success",
+            "host_and_workers_rss_mb": round(rss / 1024, 1)}
+
+
+def rss_kb_self() -> int:
+    import os
+
+    return rss_kb(os.getpid())
+
+
+def bench_episodes(work: Path, state_dir: Path, sizes: tuple[int, ...] = (100_000, 1_000_000, 10_000_000),
+                   many: int = 10_000) -> dict[str, Any]:
+    rows = []
+    for size in sizes:
+        episodes = 200 if size <= 1_000_000 else 40
+        rows.append(asyncio.run(_sized(work / f"s{size}", size, episodes, state_dir)))
+    return {"sized": rows, "many": asyncio.run(_many(work / "many", many, state_dir)) if many else None}
+
+
+async def creation_in_process(folder: Path, size: int, state_dir: Path, episodes: int = 300) -> dict[str, float]:
+    """Episode creation through the Python API (no HTTP): the host's own cost against raw deserialize."""
+    package = write_sized_domain(folder, size)
+    settings = HostSettings(workers=1, state_dir=state_dir, skip_validation=True, max_harness_episodes=100_000)
+    async with Host.running(settings, [folder], [package.name]) as host:
+        await host.create_episode(package.name)
+        times = []
+        for _ in range(episodes):
+            started = time.perf_counter()
+            await host.create_episode(package.name)
+            times.append((time.perf_counter() - started) * 1000)
+    return {"create_in_process_p50_ms": round(statistics.median(times), 3),
+            "create_in_process_p99_ms": round(_percentile(times, 0.99), 3)}

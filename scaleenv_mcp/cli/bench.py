@@ -1,0 +1,44 @@
+"""``scaleenv bench``: measure the host against bare MCP servers (run from a checkout: bench/ is not installed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["bench"]
+
+
+def bench(
+    domain: Annotated[str, typer.Option(help="Domain (slug or path) whose tools the call benchmark uses.")] = "smart_home",
+    out: Annotated[Path, typer.Option(help="Where to write the JSON results.")] = Path("bench/results.json"),
+    markdown: Annotated[Path, typer.Option(help="Where to regenerate the Markdown report.")] = Path("BENCHMARKS.md"),
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer calls and episodes (a smoke run, minutes not tens).")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the JSON instead of the table.")] = False,
+) -> None:
+    """Tool calls (HTTP at 1/16/64 connections, in-memory, stdio) against bare low-level and FastMCP
+    servers running the same tool code inline; episode creation, memory, fingerprint and diff
+    against raw sqlite3 deserialize; 10,000 live episodes. Medians and same-run ratios.
+    """
+    import sys
+
+    from scaleenv_mcp.cli.output import console, fail, print_json
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.errors import ScaleEnvError, UsageError
+
+    repo = Path(__file__).resolve().parents[2]
+    if not (repo / "bench" / "run.py").is_file():
+        fail(UsageError("scaleenv bench runs from a source checkout (bench/ is not part of the installed package)"))
+    sys.path.insert(0, str(repo))
+    from bench.run import render_markdown, run
+
+    try:
+        result = run(resolve_domain_path(domain), out, quick=quick)
+    except ScaleEnvError as error:
+        fail(error)
+    markdown.write_text(render_markdown(result))
+    if json_output:
+        print_json(result)
+    else:
+        console.print(render_markdown(result))

@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from scaleenv_mcp.cli import bench, call, graph, inspect, serve, tasks, validate, verify
+    from scaleenv_mcp.cli import bench, call, inspect, serve, validate
 
     app.command("serve")(serve.serve)
     app.command("domains")(inspect.domains)
@@ -18,8 +18,4 @@ def register(app: typer.Typer) -> None:
     app.command("call")(call.call)
     app.command("shell")(call.shell)
     app.command("validate")(validate.validate)
-    app.command("graph")(graph.graph)
-    app.add_typer(tasks.app, name="tasks")
-    app.command("verify")(verify.verify)
     app.command("bench")(bench.bench)
-    app.command("eval", help="Evaluate an agent over MCP with a simulated user (pass^k...).", add_help_option=False, context_settings={"ignore_unknown_options": True, "allow_extra_args": True})(lambda: __import__("clients.cli", fromlist=["forward"]).forward())  # lazy: clients/cli.py

@@ -2,12 +2,51 @@
 
 Tool code is untrusted (see docs/threat-model.md): the static policy allows
 ``from scaleenv_mcp.toolkit import <name>`` for exactly the names in ``__all__`` here,
-so this module is the whole surface tool authors get besides ``ctx``. Keep it small and
-free of anything that reaches the process (no module objects, no I/O).
+so this module is the whole surface tool authors get besides ``ctx``. It holds the typed
+errors and the argument checks every domain needs, written once (domains must not copy
+them). Keep it small and free of anything that reaches the process (no module objects,
+no I/O, no clock).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from datetime import date
+
 from scaleenv_mcp.errors import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
 
-__all__ = ["ConflictError", "InvalidArgumentError", "NotFoundError", "NotPermittedError"]
+__all__ = [
+    "ConflictError",
+    "InvalidArgumentError",
+    "NotFoundError",
+    "NotPermittedError",
+    "require_choice",
+    "require_date",
+    "require_page",
+]
+
+
+def require_choice(value: str, choices: Collection[str], name: str) -> str:
+    """``value`` if it is one of ``choices``, else InvalidArgumentError naming the argument."""
+    if value not in choices:
+        raise InvalidArgumentError(f"{name} must be one of {', '.join(sorted(choices))}; got {value!r}")
+    return value
+
+
+def require_date(value: str, name: str) -> date:
+    """Parse a ``YYYY-MM-DD`` argument, or raise InvalidArgumentError naming it."""
+    try:
+        if len(value) != 10:
+            raise ValueError(value)
+        return date.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise InvalidArgumentError(f"{name} must be a date as YYYY-MM-DD; got {value!r}") from None
+
+
+def require_page(limit: int, offset: int, max_limit: int = 100) -> tuple[int, int]:
+    """Check paging arguments: 1 <= limit <= max_limit and offset >= 0."""
+    if not 1 <= limit <= max_limit:
+        raise InvalidArgumentError(f"limit must be between 1 and {max_limit}; got {limit}")
+    if offset < 0:
+        raise InvalidArgumentError(f"offset must be 0 or more; got {offset}")
+    return limit, offset

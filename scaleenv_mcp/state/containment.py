@@ -66,8 +66,10 @@ class ConnectionGuard:
                 return self._deny(f"SQL function {arg2}() is not allowed in tool code")
             return sqlite3.SQLITE_OK
         table = arg1 or ""
-        if table.startswith(INTERNAL_TABLE_PREFIX) or table.startswith("sqlite_"):
+        if table.startswith(INTERNAL_TABLE_PREFIX):
             return self._deny(f"table {table} is internal")
+        # sqlite_* tables pass: SQLite itself refuses writes to them without PRAGMA
+        # writable_schema (refused above), and json_each()'s constructor asks for them.
         if db not in (None, "main") and trigger is None:
             return self._deny(f"database {db} is not allowed")
         if self.record_access and table:

@@ -20,10 +20,11 @@ def test_public_api_is_small_and_pinned():
     assert scaleenv_mcp.Host.__name__ == "Host"
 
 
-def test_toolkit_surface_is_exactly_the_four_tool_errors():
+def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
     from scaleenv_mcp import toolkit
 
-    assert sorted(toolkit.__all__) == ["ConflictError", "InvalidArgumentError", "NotFoundError", "NotPermittedError"]
+    assert sorted(toolkit.__all__) == ["ConflictError", "InvalidArgumentError", "NotFoundError", "NotPermittedError",
+                                      "require_choice", "require_date", "require_page"]
 
 
 def _imports(path: Path) -> set[str]:

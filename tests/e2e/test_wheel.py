@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = sorted(p.name for p in (REPO / "domains").glob("*/domain.json")) if (REPO / "domains").is_dir() else []
+SHIPPED = sorted(p.parent.name for p in (REPO / "domains").glob("*/domain.json")) if (REPO / "domains").is_dir() else []
 
 
 @pytest.fixture(scope="module")
@@ -22,9 +22,17 @@ def wheel_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    check=True, capture_output=True, timeout=300)
     (wheel,) = work.glob("scaleenv_mcp-*.whl")
     venv = work / "venv"
-    # system site packages provide the dependencies; the project itself comes only from the wheel
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
+    # The test environment's site-packages provide the dependencies, added as plain path entries
+    # (their .pth files, the editable install's among them, are not processed), so the project
+    # itself can only come from the wheel installed below.
+    import sysconfig
+
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    deps = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(site) / "zz_test_dependencies.pth").write_text("\n".join(sorted(deps)) + "\n")
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel)],
                    check=True, capture_output=True, timeout=300)
     return python

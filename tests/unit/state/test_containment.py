@@ -25,7 +25,6 @@ def guarded():
     "SELECT randomblob(4)",
     "SELECT * FROM _scaleenv_ids",
     "UPDATE _scaleenv_ids SET last = 0",
-    "SELECT * FROM sqlite_schema",
     "BEGIN",
 ])
 def test_tool_sql_is_refused(guarded, sql):
@@ -70,3 +69,17 @@ def test_string_length_limit(guarded):
     conn, _ = guarded
     with pytest.raises(sqlite3.DataError):
         conn.execute("SELECT zeroblob(100000000)").fetchone()
+
+
+def test_json_each_in_list_idiom_works(guarded):
+    conn, _ = guarded
+    rows = conn.execute("SELECT order_id FROM orders WHERE order_id IN (SELECT value FROM json_each(?))",
+                        ('["ORD-00041", "ORD-99999"]',)).fetchall()
+    assert rows == [("ORD-00041",)]
+
+
+def test_schema_tables_are_readable_but_never_writable(guarded):
+    conn, _ = guarded
+    assert conn.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0] >= 1
+    with pytest.raises(sqlite3.DatabaseError, match="may not be modified"):
+        conn.execute("DELETE FROM sqlite_schema")

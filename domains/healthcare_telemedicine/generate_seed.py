@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 SEED = 20260512
@@ -637,6 +637,8 @@ def main() -> None:
             submitted = NOW - timedelta(hours=rng.randint(2, 20))
         if urgent and start - submitted > timedelta(hours=48):
             urgent = False
+        # the visit was booked after the triage was submitted
+        appt["booked_at"] = iso(max(datetime.fromisoformat(appt["booked_at"]), submitted + timedelta(minutes=25)))
         severity = rng.randint(7, 8) if urgent else rng.randint(2, 6)
         status = "closed" if appt["status"] == "completed" else "scheduled"
         row = add_triage(appt["patient_id"], submitted, rng.choice(TRIAGE_SYMPTOMS[clinician["specialty"]]), severity,
@@ -894,18 +896,23 @@ def main() -> None:
     for patient_id, clinician_id, when in sorted(chosen, key=lambda x: x[2]):
         subject, question, answer = rng.choice(topics)
         visit = datetime.fromisoformat(when)
-        sent = visit + timedelta(days=rng.randint(1, 6), hours=rng.randint(1, 8))
+        # patients write between 07:00 and 22:00: after a past visit, or before an upcoming one
+        base = visit.date() + timedelta(days=rng.randint(1, 6)) if visit <= NOW else TODAY - timedelta(days=rng.randint(0, 3))
+        sent = datetime.combine(base, time(rng.randint(7, 21), rng.choice([0, 15, 30, 45])))
         if sent > NOW:
-            sent = visit - timedelta(days=rng.randint(1, 3), hours=rng.randint(1, 5))
-        if sent > NOW:
-            sent = NOW - timedelta(hours=rng.randint(2, 30))
+            sent -= timedelta(days=(sent.date() - TODAY).days + 1)
         first = {"message_id": "", "patient_id": patient_id, "clinician_id": clinician_id, "sender": "patient",
                  "subject": subject, "body": question, "sent_at": iso(sent), "read_at": None,
                  "reply_to_message_id": None}
         messages.append(first)
-        reply_time = sent + timedelta(hours=rng.randint(2, 9))
+        # clinicians answer in clinic hours: the same afternoon, or the next morning
+        if sent.hour < 15:
+            reply_time = sent + timedelta(hours=rng.randint(1, 3), minutes=rng.choice([5, 20, 35]))
+        else:
+            reply_time = datetime.combine(sent.date() + timedelta(days=1), time(9, 0)) + timedelta(
+                minutes=rng.randint(0, 150))
         if reply_time < NOW and rng.random() < 0.75:
-            first["read_at"] = iso(sent + timedelta(hours=1, minutes=rng.randint(0, 50)))
+            first["read_at"] = iso(max(sent + timedelta(minutes=1), reply_time - timedelta(minutes=rng.randint(5, 40))))
             reply = {"message_id": "", "patient_id": patient_id, "clinician_id": clinician_id, "sender": "clinician",
                      "subject": "Re: " + subject, "body": answer, "sent_at": iso(reply_time), "read_at": None,
                      "reply_to_message_id": first}

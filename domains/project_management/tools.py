@@ -795,6 +795,7 @@ def close_sprint(ctx, sprint_id: str, carry_over_sprint_id: str | None = None) -
     sprint = ctx.db.fetch_one("SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,))
     if sprint is None:
         raise NotFoundError(f"no sprint {sprint_id}")
+    writable_project(ctx, sprint["project_id"])
     if sprint["status"] != "active":
         raise ConflictError(f"sprint {sprint_id} is {sprint['status']}; only an active sprint can be closed")
     if carry_over_sprint_id is not None:

@@ -1,0 +1,551 @@
+"""Deterministic seed for the second_hand_marketplace domain: writes seed.json beside this file.
+
+Run: python generate_seed.py
+Everything comes from random.Random(SEED) and dates counted back from the domain clock
+(2026-05-12T10:30:00); no wall clock, so every run writes the same file. Money is GBP pence.
+Near neighbours are made on purpose: members sharing a name in different cities, one seller
+with listings in every state, near-identical titles (WH-1000XM4 / WH-1000XM5), several
+offers from one buyer, orders of one buyer in different states, open and closed reports on
+one listing.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import date, timedelta
+from pathlib import Path
+
+SEED = 20260512
+TODAY = date(2026, 5, 12)
+rng = random.Random(SEED)
+
+
+def ident(prefix: str, n: int) -> str:
+    return f"{prefix}-{n:05d}"
+
+
+def day(offset: int) -> str:
+    return (TODAY + timedelta(days=offset)).isoformat()
+
+
+def shipping_for(weight: int) -> int:
+    for limit, price in ((1000, 299), (2000, 399), (5000, 599), (10000, 899)):
+        if weight <= limit:
+            return price
+    return 1499
+
+
+def fee_for(item: int) -> int:
+    return 70 + (item * 5 + 50) // 100
+
+
+CARRIER_ADJUST = {"royal_mail": 0, "evri": -60, "dpd": 120, "inpost": -40}
+CARRIER_PREFIX = {"royal_mail": "RM", "evri": "H01", "dpd": "15502", "inpost": "IP"}
+
+
+def label_cost(carrier: str, weight: int) -> int:
+    return shipping_for(weight) + CARRIER_ADJUST[carrier]
+
+
+def tracking(carrier: str, label_id: str) -> str:
+    number = int(label_id.split("-")[1])
+    return f"{CARRIER_PREFIX[carrier]}{number * 7919 + 104729:09d}GB"
+
+
+# ----------------------------------------------------------------------------- members
+PEOPLE = [
+    ("Hannah Whitfield", "Leeds", "LS6 2AB"), ("Tom Ashby", "Bristol", "BS7 8QT"),
+    ("Priya Desai", "Leicester", "LE2 1TR"), ("Callum McKenzie", "Glasgow", "G12 8QQ"),
+    ("Aisha Bello", "London", "E8 3RL"), ("Gareth Pryce", "Cardiff", "CF24 4HQ"),
+    ("Niamh O'Connor", "Manchester", "M20 2RN"), ("Oliver Brennan", "Liverpool", "L17 8XP"),
+    ("Sophie Clarke", "Brighton", "BN2 1HW"), ("Rahul Mehta", "Birmingham", "B13 9JL"),
+    ("Eleanor Hughes", "Oxford", "OX4 1DS"), ("Jamie Fletcher", "Sheffield", "S11 8YA"),
+    ("Chloe Barnes", "Nottingham", "NG7 1FB"), ("Kwabena Owusu", "London", "SE15 4NX"),
+    ("Isla Murray", "Edinburgh", "EH9 1PR"), ("Declan Walsh", "Belfast", "BT9 6AX"),
+    ("Freya Lawson", "York", "YO10 3BP"), ("Marcus Holt", "Newcastle", "NE2 4AT"),
+    ("Zainab Hussain", "Bradford", "BD8 7DY"), ("Harry Pembridge", "Bath", "BA2 3EJ"),
+    ("Lucy Tran", "Cambridge", "CB1 2LJ"), ("Ben Okoro", "Coventry", "CV5 6FN"),
+    ("Megan Doyle", "Norwich", "NR2 3PG"), ("Arjun Kapoor", "Reading", "RG1 5AQ"),
+    ("Rosie Whitaker", "Exeter", "EX4 4QJ"), ("Ewan Fraser", "Aberdeen", "AB24 3FX"),
+    ("Sana Malik", "Manchester", "M14 6HR"), ("George Atkinson", "Leeds", "LS8 1DL"),
+    ("Imogen Price", "Bristol", "BS3 1QU"), ("Daniel Kowalski", "Southampton", "SO17 1BJ"),
+    ("Ruby Chambers", "Brighton", "BN1 6UR"), ("Nathan Cole", "London", "N16 7UJ"),
+    ("Fatima Rahman", "Birmingham", "B29 6BD"), ("Liam Gallagher-Reid", "Glasgow", "G41 2PE"),
+    ("Holly Bennett", "Cheltenham", "GL50 2QA"), ("Samuel Adeyemi", "London", "SW9 8EQ"),
+    ("Grace Whitmore", "Harrogate", "HG1 2RT"), ("Connor Byrne", "Liverpool", "L15 0HL"),
+    ("Mia Fernandes", "Leicester", "LE3 0QW"), ("Alfie Donovan", "Plymouth", "PL4 6AL"),
+    ("Ellie Marsh", "Ipswich", "IP4 2BX"), ("Owen Griffiths", "Swansea", "SA2 0PP"),
+    ("Yasmin Aziz", "Luton", "LU2 7HD"), ("Toby Hargreaves", "Manchester", "M21 9PQ"),
+    ("Poppy Sinclair", "Edinburgh", "EH6 5LP"), ("Adam Novak", "Nottingham", "NG5 2FF"),
+    ("Charlotte Reeves", "Oxford", "OX3 7BY"), ("Ibrahim Sesay", "Sheffield", "S7 1FH"),
+    ("Jessica Lam", "Cambridge", "CB4 3DN"), ("Rory Campbell", "Dundee", "DD2 1NG"),
+    # near neighbours: same names, other ids and cities
+    ("Hannah Whitfield", "Sheffield", "S10 2TN"), ("Tom Ashby", "Bath", "BA1 5BL"),
+    ("Priya Desai", "London", "HA9 8RQ"), ("Sophie Clarke", "Norwich", "NR3 4DE"),
+    ("Callum McKenzie", "Edinburgh", "EH11 1BQ"), ("Aisha Bello", "Manchester", "M16 7WA"),
+    ("Tom Ashbury", "Bristol", "BS6 5EP"), ("Hannah Whitfield-Cole", "Leeds", "LS4 2QE"),
+]
+MAIL = ["gmail.com", "outlook.com", "yahoo.co.uk", "icloud.com", "btinternet.com", "proton.me"]
+SUSPENDED = {14, 33, 52}
+UNVERIFIED = {3, 9, 17, 22, 26, 31, 38, 43, 47, 53, 55, 58}
+
+members = []
+emails: set[str] = set()
+for i, (name, city, postcode) in enumerate(PEOPLE, start=1):
+    first, *rest = name.lower().replace("'", "").replace("-", " ").split()
+    last = rest[-1]
+    for local in (f"{first}.{last}", f"{first[0]}{last}", f"{first}.{last}{rng.randint(2, 98)}", f"{last}.{first}{i}"):
+        email = f"{local}@{rng.choice(MAIL)}"
+        if email not in emails:
+            break
+    emails.add(email)
+    count = rng.choice((0, 0, 1, 2, 3, 4, 6, 9, 12, 18, 25))
+    total = sum(rng.choices((5, 4, 3, 2, 1), weights=(60, 25, 8, 4, 3))[0] for _ in range(count))
+    members.append({
+        "member_id": ident("MEM", i), "name": name, "email": email, "city": city, "postcode": postcode,
+        "joined_on": day(-rng.randint(40, 1500)), "status": "suspended" if i in SUSPENDED else "active",
+        "id_verified": 0 if i in UNVERIFIED else 1, "rating_total": total, "rating_count": count,
+        "wallet_balance_pence": rng.choice((0, 0, 0, 450, 1275, 2300, 5890, 12000, 31050)),
+    })
+member_ids = [m["member_id"] for m in members]
+active_ids = [m["member_id"] for m in members if m["status"] == "active"]
+# fixed wallet values the tests rely on
+members[1]["wallet_balance_pence"] = 25000   # MEM-00002 Tom Ashby pays from his wallet
+members[4]["wallet_balance_pence"] = 800     # MEM-00005 Aisha Bello: not enough for most orders
+
+# ----------------------------------------------------------------------------- listings
+ITEMS = {
+    "electronics": [
+        ("Sony WH-1000XM4 noise cancelling headphones", 9500, 600), ("Sony WH-1000XM5 noise cancelling headphones", 17500, 650),
+        ("Apple iPad Air 4th gen 64GB", 24000, 900), ("Nintendo Switch OLED white", 21000, 1200),
+        ("Kindle Paperwhite 11th gen", 6500, 400), ("Canon EOS 250D body", 32000, 1100),
+        ("Bose SoundLink Flex speaker", 6000, 800), ("Apple iPad Air 5th gen 64GB", 34000, 900),
+        ("GoPro HERO9 Black", 14500, 500), ("Garmin Forerunner 245", 8000, 300),
+    ],
+    "clothing": [
+        ("Barbour Beadnell waxed jacket size 12", 9000, 1500), ("Levi's 501 jeans W32 L32", 2500, 700),
+        ("Patagonia Better Sweater fleece M", 5500, 800), ("Dr Martens 1460 boots UK 7", 6000, 1800),
+        ("North Face Nuptse puffer jacket L", 14000, 1300), ("Levi's 511 jeans W32 L30", 2200, 700),
+        ("Reiss wool coat size 10", 8500, 1600), ("Adidas Samba trainers UK 8", 4500, 1200),
+    ],
+    "furniture": [
+        ("IKEA Kallax 4x4 shelving unit white", 6000, 28000), ("Mid-century oak sideboard", 26000, 29000),
+        ("Habitat velvet armchair green", 18000, 25000), ("Ercol Windsor dining chairs pair", 22000, 14000),
+        ("IKEA Kallax 2x4 shelving unit black", 4000, 18000), ("Pine bedside table", 3500, 9000),
+    ],
+    "books": [
+        ("Harry Potter complete box set paperback", 3500, 3200), ("Ottolenghi Simple cookbook hardback", 1200, 1300),
+        ("Penguin Modern Classics bundle of 10", 2000, 2500), ("The Lord of the Rings illustrated edition", 4500, 2100),
+        ("Ottolenghi Jerusalem cookbook hardback", 1400, 1400), ("Terry Pratchett Discworld first 12 novels", 3000, 3600),
+    ],
+    "sports": [
+        ("Carrera Subway 1 hybrid bike M", 22000, 15000), ("Peloton weights set 3lb", 3000, 3000),
+        ("Wilson Pro Staff tennis racket", 7000, 700), ("Yoga mat Manduka PRO 6mm", 5000, 3400),
+        ("Decathlon Quechua 2 second tent", 2800, 2800), ("Callaway Strata golf set", 18000, 12000),
+    ],
+    "toys": [
+        ("LEGO Millennium Falcon 75257 complete", 9000, 2400), ("LEGO Hogwarts Castle 71043 complete", 30000, 9000),
+        ("Sylvanian Families cosy cottage bundle", 3500, 1800), ("Brio wooden railway set 80 pieces", 4000, 3500),
+        ("LEGO Millennium Falcon 75192 UCS sealed", 65000, 13000), ("Hot Wheels track builder set", 1500, 1600),
+    ],
+    "music": [
+        ("Fender Squier Stratocaster sunburst", 14000, 4200), ("Yamaha P-45 digital piano", 26000, 11500),
+        ("Boss Katana 50 MkII amp", 15000, 11000), ("Vinyl bundle 1970s rock 25 LPs", 7500, 6000),
+        ("Fender Player Stratocaster sunburst", 45000, 4300), ("Ukulele soprano Kala KA-15S", 3500, 900),
+    ],
+    "home": [
+        ("Le Creuset cast iron casserole 24cm volcanic", 9500, 4600), ("Dyson V11 cordless vacuum", 21000, 3200),
+        ("KitchenAid Artisan stand mixer red", 23000, 11000), ("Nespresso Vertuo Next coffee machine", 5500, 4200),
+        ("Le Creuset cast iron casserole 20cm cerise", 7500, 3800), ("Smeg kettle pastel blue", 6000, 1700),
+    ],
+}
+CONDITIONS = ("new_with_tags", "like_new", "good", "fair", "for_parts")
+DESCRIPTIONS = {
+    "new_with_tags": "Unused, still with the original tags and packaging.",
+    "like_new": "Used a handful of times, no visible marks.",
+    "good": "Used and working well, a few light scuffs shown in the photos.",
+    "fair": "Clearly used with visible wear, fully functional.",
+    "for_parts": "Not working, sold as spares or repair.",
+}
+catalogue = [(cat, *item) for cat, items in ITEMS.items() for item in items]
+
+listings = []
+n_listing = 0
+
+
+def add_listing(seller: str, status: str, created_offset: int, item=None, condition=None) -> dict:
+    global n_listing
+    n_listing += 1
+    cat, title, base, weight = item or rng.choice(catalogue)
+    cond = condition or rng.choices(CONDITIONS, weights=(8, 30, 40, 17, 5))[0]
+    factor = {"new_with_tags": 1.0, "like_new": 0.85, "good": 0.7, "fair": 0.5, "for_parts": 0.25}[cond]
+    price = max(100, int(round(base * factor * rng.uniform(0.9, 1.1) / 50.0)) * 50)
+    seller_row = members[int(seller.split("-")[1]) - 1]
+    if not seller_row["id_verified"]:
+        price = min(price, 25000)
+    row = {
+        "listing_id": ident("LST", n_listing), "seller_id": seller, "title": title,
+        "description": f"{title}. {DESCRIPTIONS[cond]} Collection from {seller_row['city']} or posted.",
+        "category": cat, "item_condition": cond, "price_pence": price,
+        "accepts_offers": 0 if rng.random() < 0.2 else 1, "weight_grams": weight, "status": status,
+        "created_on": day(created_offset),
+        "published_on": None if status == "draft" else day(min(0, created_offset + rng.randint(0, 2))),
+    }
+    listings.append(row)
+    return row
+
+
+# LST-00001..: a fixed set the tests name, then the crowd
+fixed = [
+    ("MEM-00001", "active", -20, catalogue[0], "good"),          # LST-00001 Sony XM4, accepts offers
+    ("MEM-00001", "draft", -2, catalogue[1], "like_new"),        # LST-00002 draft with photos
+    ("MEM-00001", "draft", -1, catalogue[2], "good"),            # LST-00003 draft without photos
+    ("MEM-00003", "active", -15, catalogue[1], "like_new"),      # LST-00004 Sony XM5 (unverified seller)
+    ("MEM-00006", "active", -30, catalogue[10], "good"),         # LST-00005 Barbour jacket
+    ("MEM-00001", "withdrawn", -40, catalogue[4], "fair"),       # LST-00006 withdrawn kindle
+    ("MEM-00007", "active", -10, catalogue[18], "good"),         # LST-00007 IKEA Kallax (heavy)
+    ("MEM-00008", "active", -5, catalogue[30], "like_new"),      # LST-00008 LEGO Falcon
+]
+for seller, status, offset, item, cond in fixed:
+    add_listing(seller, status, offset, item, cond)
+listings[0]["accepts_offers"] = 1
+listings[0]["price_pence"] = 7000
+listings[3]["accepts_offers"] = 1
+listings[6]["accepts_offers"] = 0
+listings[7]["accepts_offers"] = 1
+for _ in range(150):
+    status = rng.choices(("active", "draft", "withdrawn", "removed"), weights=(80, 8, 8, 4))[0]
+    add_listing(rng.choice(active_ids), status, -rng.randint(1, 110))
+
+# ----------------------------------------------------------------------------- photos
+photos = []
+for listing in listings:
+    if listing["listing_id"] == "LST-00003":
+        continue
+    count = rng.randint(0, 1) if listing["status"] == "draft" else rng.randint(1, 5)
+    if listing["listing_id"] in ("LST-00002",):
+        count = 2
+    if listing["listing_id"] == "LST-00001":
+        count = 8
+    for pos in range(1, count + 1):
+        photo_id = ident("PHO", len(photos) + 1)
+        photos.append({
+            "photo_id": photo_id, "listing_id": listing["listing_id"],
+            "url": f"https://img.preloved-market.co.uk/{listing['listing_id'].lower()}/{pos}.jpg",
+            "position": pos,
+            "caption": rng.choice((None, None, "Front view", "Close-up of wear", "Label and size", "Box and accessories", "Serial plate")),
+        })
+
+# ----------------------------------------------------------------------------- orders + payments + labels
+orders, payments, labels, disputes, reviews = [], [], [], [], []
+offers = []
+member_by_id = {m["member_id"]: m for m in members}
+
+
+def new_label(order: dict, direction: str, carrier: str, status: str, created: str, weight: int) -> dict:
+    label_id = ident("LBL", len(labels) + 1)
+    row = {"label_id": label_id, "order_id": order["order_id"], "direction": direction, "carrier": carrier,
+           "tracking_number": tracking(carrier, label_id), "weight_grams": weight,
+           "cost_pence": label_cost(carrier, weight), "status": status, "created_on": created}
+    labels.append(row)
+    return row
+
+
+def make_order(listing: dict, buyer: str, status: str, created_offset: int, price: int | None = None,
+               offer_id: str | None = None, method: str | None = None) -> dict:
+    item = price or listing["price_pence"]
+    ship = shipping_for(listing["weight_grams"])
+    fee = fee_for(item)
+    order = {
+        "order_id": ident("ORD", len(orders) + 1), "listing_id": listing["listing_id"], "buyer_id": buyer,
+        "seller_id": listing["seller_id"], "offer_id": offer_id, "item_price_pence": item,
+        "shipping_pence": ship, "protection_fee_pence": fee, "total_pence": item + ship + fee,
+        "status": status, "created_on": day(created_offset), "paid_on": None, "shipped_on": None,
+        "delivered_on": None, "completed_on": None,
+    }
+    orders.append(order)
+    c = created_offset
+    stages = ["awaiting_payment", "paid", "shipped", "delivered", "completed"]
+    reached = {"awaiting_payment": 0, "paid": 1, "shipped": 2, "delivered": 3, "disputed": 3, "completed": 4,
+               "refunded": 3, "cancelled": 1 if method else 0}[status]
+    carrier = rng.choice(("royal_mail", "evri", "dpd", "inpost"))
+    if reached >= 1:
+        order["paid_on"] = day(c + (0 if reached > 1 else min(1, -c)))
+        pay = {"payment_id": ident("PAY", len(payments) + 1), "order_id": order["order_id"],
+               "method": method or rng.choice(("card", "card", "card", "wallet", "bank_transfer")),
+               "amount_pence": order["total_pence"], "refunded_pence": 0, "released_pence": 0,
+               "status": "held", "held_on": order["paid_on"], "settled_on": None}
+        payments.append(pay)
+    if reached >= 2:
+        order["shipped_on"] = day(c + 1)
+    if reached >= 3:
+        order["delivered_on"] = day(c + 3)
+    if reached >= 4:
+        order["completed_on"] = day(c + 5)
+        pay["status"], pay["released_pence"], pay["settled_on"] = "released", item + ship, order["completed_on"]
+    if status == "cancelled" and reached == 1:
+        pay["status"], pay["refunded_pence"], pay["settled_on"] = "refunded", pay["amount_pence"], day(c + 1)
+    # outbound label
+    if status == "paid" and rng.random() < 0.5:
+        new_label(order, "outbound", carrier, "created", day(c), listing["weight_grams"])
+    if reached >= 2:
+        label_status = "in_transit" if reached == 2 else "delivered"
+        new_label(order, "outbound", carrier, label_status, day(c + 1), listing["weight_grams"])
+    listing["status"] = {"completed": "sold", "refunded": "withdrawn", "cancelled": "active"}.get(status, "reserved")
+    return order
+
+
+active_listings = [l for l in listings if l["status"] == "active" and int(l["listing_id"][4:]) > 8]
+rng.shuffle(active_listings)
+pool = iter(active_listings)
+
+
+def buyer_for(listing: dict) -> str:
+    while True:
+        b = rng.choice(active_ids)
+        if b != listing["seller_id"]:
+            return b
+
+
+# fixed orders the tests name (ORD-00001..ORD-00012)
+fixed_orders = [
+    ("MEM-00002", "awaiting_payment", 0, None),      # ORD-00001 pay with wallet (Tom Ashby)
+    ("MEM-00005", "awaiting_payment", -1, None),     # ORD-00002 Aisha: wallet too small
+    ("MEM-00002", "awaiting_payment", -6, None),     # ORD-00003 payment window closed
+    ("MEM-00010", "paid", -2, "card"),               # ORD-00004 paid, no label yet
+    ("MEM-00011", "paid", -1, "wallet"),             # ORD-00005 paid by wallet, label created below
+    ("MEM-00012", "shipped", -8, "card"),            # ORD-00006 shipped 7 days ago
+    ("MEM-00013", "shipped", -2, "card"),            # ORD-00007 shipped yesterday
+    ("MEM-00002", "delivered", -6, "card"),          # ORD-00008 delivered 3 days ago
+    ("MEM-00015", "delivered", -25, "card"),         # ORD-00009 delivered 22 days ago (dispute window over)
+    ("MEM-00002", "completed", -12, "card"),         # ORD-00010 completed 7 days ago
+    ("MEM-00016", "completed", -50, "card"),         # ORD-00011 completed 45 days ago
+    ("MEM-00017", "disputed", -9, "card"),           # ORD-00012 disputed, open
+    ("MEM-00018", "disputed", -11, "wallet"),        # ORD-00013 disputed, awaiting return (label delivered)
+    ("MEM-00019", "disputed", -10, "card"),          # ORD-00014 disputed, awaiting return (label in transit)
+    ("MEM-00020", "disputed", -9, "card"),           # ORD-00015 disputed, not received, open
+]
+for buyer, status, offset, method in fixed_orders:
+    listing = next(pool)
+    while listing["seller_id"] == buyer:
+        listing = next(pool)
+    make_order(listing, buyer, status, offset, method=method)
+# ORD-00005 gets a created label, ORD-00004 none
+if not any(l["order_id"] == "ORD-00005" for l in labels):
+    lst = next(l for l in listings if l["listing_id"] == orders[4]["listing_id"])
+    new_label(orders[4], "outbound", "evri", "created", day(-1), lst["weight_grams"])
+labels[:] = [l for l in labels if l["order_id"] != "ORD-00004"]
+# the crowd
+crowd = (["awaiting_payment"] * 5 + ["paid"] * 8 + ["shipped"] * 8 + ["delivered"] * 8 + ["completed"] * 28
+         + ["cancelled"] * 8 + ["refunded"] * 5 + ["disputed"] * 4)
+for status in crowd:
+    listing = next(pool)
+    offset = {"awaiting_payment": -rng.randint(0, 2), "paid": -rng.randint(1, 3), "shipped": -rng.randint(2, 6),
+              "delivered": -rng.randint(4, 12), "completed": -rng.randint(10, 90), "cancelled": -rng.randint(3, 60),
+              "refunded": -rng.randint(20, 60), "disputed": -rng.randint(6, 12)}[status]
+    method = rng.choice((None, "card")) if status == "cancelled" else None
+    make_order(listing, buyer_for(listing), status, offset, method=method if status != "cancelled" else method)
+# near neighbour: Tom Ashby (MEM-00002) buys a second Sony XM5-like item that got cancelled
+for o in orders:
+    if o["status"] == "cancelled":
+        lst = next(l for l in listings if l["listing_id"] == o["listing_id"])
+        lst["status"] = "active"
+# orders by status sanity: refunded orders need a payment
+for o in orders:
+    if o["status"] == "refunded":
+        pay = next(p for p in payments if p["order_id"] == o["order_id"])
+        pay["status"], pay["refunded_pence"], pay["settled_on"] = "refunded", pay["amount_pence"], day(
+            (date.fromisoformat(o["delivered_on"]) - TODAY).days + 6)
+
+# ----------------------------------------------------------------------------- disputes
+DISPUTE_TEXT = {
+    "not_received": "Tracking has not moved for days and nothing has arrived.",
+    "not_as_described": "The listing said like new but there are deep scratches on the front.",
+    "damaged": "Arrived with a cracked casing, the parcel was barely padded.",
+    "counterfeit": "The stitching and serial number do not match the genuine product.",
+}
+
+
+def add_dispute(order: dict, reason: str, status: str, refund: int, opened: str, resolved: str | None) -> dict:
+    row = {"dispute_id": ident("DSP", len(disputes) + 1), "order_id": order["order_id"], "opened_by": order["buyer_id"],
+           "reason": reason, "description": DISPUTE_TEXT[reason], "status": status, "refund_pence": refund,
+           "opened_on": opened, "resolved_on": resolved}
+    disputes.append(row)
+    return row
+
+
+by_id = {o["order_id"]: o for o in orders}
+add_dispute(by_id["ORD-00012"], "not_as_described", "open", 0, day(-4), None)           # DSP-00001
+add_dispute(by_id["ORD-00013"], "damaged", "awaiting_return", 0, day(-6), None)         # DSP-00002
+lst13 = next(l for l in listings if l["listing_id"] == by_id["ORD-00013"]["listing_id"])
+new_label(by_id["ORD-00013"], "return", "royal_mail", "delivered", day(-5), lst13["weight_grams"])
+add_dispute(by_id["ORD-00014"], "counterfeit", "awaiting_return", 0, day(-5), None)     # DSP-00003
+lst14 = next(l for l in listings if l["listing_id"] == by_id["ORD-00014"]["listing_id"])
+new_label(by_id["ORD-00014"], "return", "dpd", "in_transit", day(-3), lst14["weight_grams"])
+o15 = by_id["ORD-00015"]
+o15["delivered_on"] = None
+next(l for l in labels if l["order_id"] == "ORD-00015")["status"] = "in_transit"
+add_dispute(o15, "not_received", "open", 0, day(-1), None)                              # DSP-00004
+for o in orders[15:]:
+    if o["status"] == "disputed":
+        reason = rng.choice(("not_as_described", "damaged"))
+        add_dispute(o, reason, "open", 0, day((date.fromisoformat(o["delivered_on"]) - TODAY).days + 1), None)
+    elif o["status"] == "refunded":
+        reason = rng.choice(("not_as_described", "damaged", "counterfeit"))
+        d_on = (date.fromisoformat(o["delivered_on"]) - TODAY).days
+        add_dispute(o, reason, "resolved_refund", o["total_pence"], day(d_on + 1), day(d_on + 6))
+        lst = next(l for l in listings if l["listing_id"] == o["listing_id"])
+        new_label(o, "return", rng.choice(("royal_mail", "evri")), "delivered", day(d_on + 2), lst["weight_grams"])
+completed = [o for o in orders if o["status"] == "completed" and o["order_id"] not in ("ORD-00010", "ORD-00011")]
+for o in completed[:20]:
+    d_on = (date.fromisoformat(o["delivered_on"]) - TODAY).days
+    pay = next(p for p in payments if p["order_id"] == o["order_id"])
+    if len(disputes) % 2:
+        refund = (o["item_price_pence"] // 5 // 50) * 50 or 100
+        add_dispute(o, rng.choice(("not_as_described", "damaged")), "resolved_partial", refund, day(d_on + 1), day(d_on + 2))
+        pay["status"], pay["refunded_pence"] = "partially_refunded", refund
+        pay["released_pence"] = o["item_price_pence"] + o["shipping_pence"] - refund
+    else:
+        add_dispute(o, rng.choice(("not_as_described", "not_received", "damaged")), "rejected", 0, day(d_on + 1), day(d_on + 2))
+    o["completed_on"] = day(d_on + 2)
+    pay["settled_on"] = o["completed_on"]
+
+# ----------------------------------------------------------------------------- offers
+def add_offer(listing: dict, buyer: str, made_by: str, amount: int, status: str, created: int,
+              parent: str | None = None, message: str | None = None) -> dict:
+    row = {"offer_id": ident("OFR", len(offers) + 1), "listing_id": listing["listing_id"], "buyer_id": buyer,
+           "made_by": made_by, "parent_offer_id": parent, "amount_pence": amount, "status": status,
+           "message": message, "created_on": day(created), "expires_on": day(created + 2)}
+    offers.append(row)
+    return row
+
+
+L = {l["listing_id"]: l for l in listings}
+add_offer(L["LST-00001"], "MEM-00002", "buyer", 5500, "pending", -1, message="Would you take 55? Can pay today.")  # OFR-00001
+add_offer(L["LST-00001"], "MEM-00009", "buyer", 5000, "pending", 0)                                               # OFR-00002
+add_offer(L["LST-00001"], "MEM-00011", "buyer", 4000, "pending", -5, message="Offer stands if still around")     # OFR-00003 (expired by date)
+add_offer(L["LST-00004"], "MEM-00002", "buyer", 12000, "countered", -1)                                           # OFR-00004
+add_offer(L["LST-00004"], "MEM-00002", "seller", 14500, "pending", 0, parent="OFR-00004")                         # OFR-00005
+add_offer(L["LST-00005"], "MEM-00010", "buyer", 5000, "declined", -12)                                            # OFR-00006
+add_offer(L["LST-00008"], "MEM-00036", "buyer", 6000, "pending", 0, message="Is the box included?")              # OFR-00007
+add_offer(L["LST-00008"], "MEM-00036", "buyer", 5500, "expired", -9)                                              # OFR-00008
+msgs = (None, None, "Can collect this weekend.", "Would you post to Scotland?", "Cash ready, quick sale?", "Is this still available?")
+for listing in [l for l in listings if l["status"] == "active" and l["accepts_offers"] and int(l["listing_id"][4:]) > 8][:30]:
+    for _ in range(rng.choice((1, 1, 2))):
+        buyer = buyer_for(listing)
+        amount = max(listing["price_pence"] // 2 + 50, int(listing["price_pence"] * rng.uniform(0.6, 0.9)) // 50 * 50)
+        status = rng.choices(("pending", "declined", "expired", "countered"), weights=(40, 25, 25, 10))[0]
+        created = -rng.randint(0, 1) if status == "pending" else -rng.randint(3, 30)
+        parent = add_offer(listing, buyer, "buyer", amount, status, created, message=rng.choice(msgs))
+        if status == "countered":
+            counter = (amount + listing["price_pence"]) // 2 // 50 * 50
+            add_offer(listing, buyer, "seller", counter, rng.choice(("declined", "expired")), created + 1, parent=parent["offer_id"])
+# accepted offers behind some completed orders
+for o in [o for o in orders if o["status"] == "completed"][15:27]:
+    lst = L[o["listing_id"]]
+    amount = o["item_price_pence"]
+    off = add_offer(lst, o["buyer_id"], "buyer", amount, "accepted", (date.fromisoformat(o["created_on"]) - TODAY).days)
+    o["offer_id"] = off["offer_id"]
+    # the order's price is the accepted offer: a discount on the list price
+    lst["price_pence"] = amount + (amount // 10 // 50) * 50 + 50
+
+# ----------------------------------------------------------------------------- reviews
+COMMENTS_BUYER = ["Item exactly as described, well packed.", "Quick dispatch and friendly seller.",
+                  "Good condition but took a week to post.", "Lovely item, thank you!",
+                  "Smaller than expected but as listed.", "Arrived damaged, seller was slow to reply."]
+COMMENTS_SELLER = ["Prompt payment, great buyer.", "Smooth sale, would sell to again.", "Paid quickly, easy to deal with."]
+for o in [o for o in orders if o["status"] == "completed"]:
+    if o["order_id"] == "ORD-00010":
+        continue
+    if rng.random() < 0.85:
+        stars = rng.choices((5, 4, 3, 2, 1), weights=(60, 25, 8, 4, 3))[0]
+        comment = COMMENTS_BUYER[-1] if stars <= 2 else rng.choice(COMMENTS_BUYER[:5])
+        reviews.append({"review_id": ident("REV", len(reviews) + 1), "order_id": o["order_id"], "reviewer_id": o["buyer_id"],
+                        "reviewee_id": o["seller_id"], "stars": stars, "comment": comment, "created_on": o["completed_on"]})
+    if rng.random() < 0.5:
+        reviews.append({"review_id": ident("REV", len(reviews) + 1), "order_id": o["order_id"], "reviewer_id": o["seller_id"],
+                        "reviewee_id": o["buyer_id"], "stars": rng.choice((5, 5, 4)), "comment": rng.choice(COMMENTS_SELLER),
+                        "created_on": o["completed_on"]})
+# ratings include the seeded reviews
+for r in reviews:
+    m = member_by_id[r["reviewee_id"]]
+    m["rating_total"] += r["stars"]
+    m["rating_count"] += 1
+
+# ----------------------------------------------------------------------------- saved searches
+QUERIES = [("Sony WH-1000XM", "electronics", 15000), ("iPad Air", "electronics", 30000), ("Kallax", "furniture", 5000),
+           ("LEGO Millennium Falcon", "toys", None), ("Le Creuset", "home", 9000), ("Stratocaster", "music", 20000),
+           ("Barbour", "clothing", 10000), ("Ottolenghi", "books", 1500), ("Dr Martens", None, 5000),
+           ("Nintendo Switch", None, 20000), ("Levi's 501", "clothing", 3000), ("bike", "sports", None),
+           ("vinyl", "music", 8000), ("Dyson", None, None), ("Kindle", "electronics", 7000)]
+saved = [
+    {"search_id": "SRC-00001", "member_id": "MEM-00002", "query": "Sony WH-1000XM", "category": "electronics",
+     "max_price_pence": 15000, "created_on": day(-30)},
+    {"search_id": "SRC-00002", "member_id": "MEM-00002", "query": "Kallax", "category": "furniture",
+     "max_price_pence": None, "created_on": day(-12)},
+]
+for n in range(3, 11):  # MEM-00009 is at the limit of 10 saved searches
+    q, c, p = QUERIES[n - 3]
+    saved.append({"search_id": ident("SRC", n), "member_id": "MEM-00009", "query": q, "category": c,
+                  "max_price_pence": p, "created_on": day(-rng.randint(5, 90))})
+saved.append({"search_id": "SRC-00011", "member_id": "MEM-00009", "query": "Dyson", "category": None,
+              "max_price_pence": None, "created_on": day(-3)})
+saved.append({"search_id": "SRC-00012", "member_id": "MEM-00009", "query": "Kindle", "category": "electronics",
+              "max_price_pence": 7000, "created_on": day(-2)})
+while len(saved) < 42:
+    q, c, p = rng.choice(QUERIES)
+    m = rng.choice(member_ids[10:])
+    if any(s["member_id"] == m and s["query"] == q for s in saved):
+        continue
+    saved.append({"search_id": ident("SRC", len(saved) + 1), "member_id": m, "query": q, "category": c,
+                  "max_price_pence": p, "created_on": day(-rng.randint(1, 120))})
+
+# ----------------------------------------------------------------------------- reports
+REPORT_TEXT = {
+    "prohibited_item": "Listing appears to include a replica weapon, which is not allowed.",
+    "counterfeit": "Photos look like a copy, the logo is wrong.",
+    "scam": "Seller asked me to pay by bank transfer outside the app.",
+    "offensive": "Description contains abusive language.",
+    "wrong_category": "This is listed in the wrong category.",
+}
+reports = []
+
+
+def add_report(listing_id: str, reporter: str, reason: str, status: str, created: int, reviewed: int | None, note=None):
+    reports.append({"report_id": ident("RPT", len(reports) + 1), "listing_id": listing_id, "reporter_id": reporter,
+                    "reason": reason, "details": REPORT_TEXT[reason], "status": status, "created_on": day(created),
+                    "reviewed_on": None if reviewed is None else day(reviewed), "review_note": note})
+
+
+add_report("LST-00005", "MEM-00021", "counterfeit", "open", -2, None)                         # RPT-00001
+add_report("LST-00005", "MEM-00024", "counterfeit", "open", -1, None)                         # RPT-00002
+add_report("LST-00007", "MEM-00025", "wrong_category", "open", -3, None)                      # RPT-00003
+add_report("LST-00001", "MEM-00027", "scam", "dismissed", -8, -6, "No evidence of off-platform payment.")  # RPT-00004
+reserved_ids = [l["listing_id"] for l in listings if l["status"] == "reserved"]
+add_report(reserved_ids[0], "MEM-00028", "prohibited_item", "open", -1, None)                # RPT-00005 on a reserved listing
+removed_ids = [l["listing_id"] for l in listings if l["status"] == "removed"]
+for lid in removed_ids:
+    add_report(lid, rng.choice(active_ids), rng.choice(("prohibited_item", "counterfeit", "scam")), "upheld", -20, -18,
+               "Listing breaks the prohibited items policy; removed.")
+act = [l for l in listings if l["status"] == "active" and int(l["listing_id"][4:]) > 8]
+while len(reports) < 36:
+    lst = rng.choice(act)
+    reporter = buyer_for(lst)
+    if any(r["listing_id"] == lst["listing_id"] and r["reporter_id"] == reporter for r in reports):
+        continue
+    reason = rng.choice(tuple(REPORT_TEXT))
+    status = rng.choice(("open", "dismissed", "dismissed"))
+    created = -rng.randint(1, 40)
+    add_report(lst["listing_id"], reporter, reason, status, created, None if status == "open" else created + 2,
+               None if status == "open" else "Checked the listing; no policy breach found.")
+
+seed = {
+    "members": members, "listings": listings, "listing_photos": photos, "offers": offers, "orders": orders,
+    "escrow_payments": payments, "shipping_labels": labels, "disputes": disputes, "reviews": reviews,
+    "saved_searches": saved, "reports": reports,
+}
+if __name__ == "__main__":
+    out = Path(__file__).with_name("seed.json")
+    out.write_text(json.dumps(seed, indent=1, ensure_ascii=False) + "\n")
+    print({k: len(v) for k, v in seed.items()}, sum(len(v) for v in seed.values()))

@@ -10,13 +10,32 @@ from datetime import date, datetime, timedelta
 from math import ceil
 from re import fullmatch
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
+from scaleenv_mcp.toolkit import (
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    NotPermittedError,
+    require_choice,
+    require_date,
+    require_page,
+)
 
 SPECIALTIES = ("family_medicine", "internal_medicine", "pediatrics", "dermatology", "psychiatry", "cardiology",
                "endocrinology")
 RED_FLAGS = ("chest_pain", "difficulty_breathing", "stroke_symptoms", "severe_bleeding", "suicidal_ideation",
              "loss_of_consciousness")
 VISIT_TYPES = ("new_patient", "follow_up", "urgent_care")
+PATIENT_STATUSES = ("active", "inactive")
+CLINICIAN_STATUSES = ("active", "on_leave", "inactive")
+TRIAGE_STATUSES = ("open", "scheduled", "referred_er", "closed")
+ACUITIES = ("emergency", "urgent", "routine")
+APPOINTMENT_STATUSES = ("scheduled", "checked_in", "completed", "cancelled", "no_show")
+PRESCRIPTION_STATUSES = ("active", "completed", "discontinued", "expired")
+LAB_STATUSES = ("ordered", "collected", "resulted", "cancelled")
+LAB_CODES = ("CBC", "BMP", "CMP", "LIPID", "A1C", "TSH", "VITD", "PSA")
+CLAIM_STATUSES = ("draft", "submitted", "approved", "denied", "appealed", "paid")
+COVERAGE_STATUSES = ("active", "terminated")
+SENDERS = ("patient", "clinician")
 US_STATES = ("AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS",
              "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC",
              "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY")
@@ -57,22 +76,18 @@ SEVERITY_RANK = (("minor", 1), ("moderate", 2), ("major", 3))
 
 # ----------------------------------------------------------------------------- helpers
 def _page(rows, limit, offset):
-    limit = max(1, min(int(limit), MAX_PAGE))
-    offset = max(0, int(offset))
+    limit, offset = require_page(limit, offset, MAX_PAGE)
     following = offset + limit
     return {"items": rows[offset:following], "total": len(rows),
             "next_offset": following if following < len(rows) else None}
 
 
+def _filter(value, choices, name):
+    return None if value is None else require_choice(value, choices, name)
+
+
 def _date(value, name):
-    if value is None:
-        return None
-    if not isinstance(value, str) or not fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        raise InvalidArgumentError(f"{name} must be a date YYYY-MM-DD, got {value!r}")
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise InvalidArgumentError(f"{name} is not a real calendar date: {value!r}") from None
+    return None if value is None else require_date(value, name)
 
 
 def _date_range(date_from, date_to):
@@ -242,6 +257,7 @@ def _lab_price(test_code):
 def find_patients(ctx, name: str | None = None, date_of_birth: str | None = None, state: str | None = None,
                   email: str | None = None, status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _date(date_of_birth, "date_of_birth")
+    _filter(status, PATIENT_STATUSES, "status")
     state = state.upper() if state else None
     rows = ctx.db.fetch_all(
         "SELECT patient_id, first_name, last_name, date_of_birth, sex, city, state, email, phone, status "
@@ -330,6 +346,7 @@ def record_allergy(ctx, patient_id: str, drug_class: str) -> dict:
 # ----------------------------------------------------------------------------- coverage
 def list_coverages(ctx, patient_id: str, status: str | None = None) -> dict:
     _patient(ctx, patient_id)
+    _filter(status, COVERAGE_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT * FROM coverages WHERE patient_id = ? AND (? IS NULL OR status = ?) "
         "ORDER BY effective_from DESC, coverage_id DESC",
@@ -391,6 +408,8 @@ def terminate_coverage(ctx, coverage_id: str, effective_to: str) -> dict:
 # ----------------------------------------------------------------------------- clinicians and slots
 def find_clinicians(ctx, specialty: str | None = None, state: str | None = None, name: str | None = None,
                     status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    _filter(specialty, SPECIALTIES, "specialty")
+    _filter(status, CLINICIAN_STATUSES, "status")
     state = state.upper() if state else None
     rows = ctx.db.fetch_all(
         "SELECT * FROM clinicians WHERE (? IS NULL OR specialty = ?) "
@@ -413,6 +432,7 @@ def get_clinician(ctx, clinician_id: str) -> dict:
 def find_open_slots(ctx, clinician_id: str | None = None, specialty: str | None = None, state: str | None = None,
                     date_from: str | None = None, date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _date_range(date_from, date_to)
+    _filter(specialty, SPECIALTIES, "specialty")
     state = state.upper() if state else None
     rows = ctx.db.fetch_all(
         "SELECT s.slot_id, s.clinician_id, c.first_name || ' ' || c.last_name AS clinician_name, c.specialty, "
@@ -472,10 +492,11 @@ def submit_triage(ctx, patient_id: str, symptoms: str, severity: int, recommende
                   red_flags: list | None = None) -> dict:
     patient = _patient(ctx, patient_id)
     flags = sorted(set(red_flags or []))
-    if not _clean(symptoms) or severity < 1 or severity > 10 or recommended_specialty not in SPECIALTIES \
-            or any(flag not in RED_FLAGS for flag in flags):
-        raise InvalidArgumentError("symptoms must be non-empty, severity 1-10, recommended_specialty one of "
-                                   f"{', '.join(SPECIALTIES)}, red_flags from {', '.join(RED_FLAGS)}")
+    require_choice(recommended_specialty, SPECIALTIES, "recommended_specialty")
+    for flag in flags:
+        require_choice(flag, RED_FLAGS, "red_flags")
+    if not _clean(symptoms) or severity < 1 or severity > 10:
+        raise InvalidArgumentError("symptoms must be non-empty and severity between 1 and 10")
     if patient["status"] != "active":
         raise NotPermittedError(f"patient {patient_id} is inactive")
     duplicate = ctx.db.fetch_one(
@@ -508,6 +529,9 @@ def submit_triage(ctx, patient_id: str, symptoms: str, severity: int, recommende
 
 def find_triage_assessments(ctx, patient_id: str | None = None, status: str | None = None, acuity: str | None = None,
                             recommended_specialty: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    _filter(status, TRIAGE_STATUSES, "status")
+    _filter(acuity, ACUITIES, "acuity")
+    _filter(recommended_specialty, SPECIALTIES, "recommended_specialty")
     rows = ctx.db.fetch_all(
         "SELECT * FROM triage_assessments WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR status = ?) "
         "AND (? IS NULL OR acuity = ?) AND (? IS NULL OR recommended_specialty = ?) "
@@ -529,8 +553,9 @@ def book_appointment(ctx, patient_id: str, slot_id: str, visit_type: str, reason
         triage = ctx.db.fetch_one("SELECT * FROM triage_assessments WHERE triage_id = ?", (triage_id,))
         if triage is None:
             raise NotFoundError(f"no triage assessment {triage_id}")
-    if visit_type not in VISIT_TYPES or not _clean(reason):
-        raise InvalidArgumentError("visit_type must be new_patient, follow_up or urgent_care and reason non-empty")
+    require_choice(visit_type, VISIT_TYPES, "visit_type")
+    if not _clean(reason):
+        raise InvalidArgumentError("reason must be non-empty")
     if patient["status"] != "active":
         raise NotPermittedError(f"patient {patient_id} is inactive and cannot book")
     if slot["status"] != "open" or slot["starts_at"] <= ctx.now:
@@ -609,6 +634,7 @@ def find_appointments(ctx, patient_id: str | None = None, clinician_id: str | No
                       date_from: str | None = None, date_to: str | None = None, limit: int = 20,
                       offset: int = 0) -> dict:
     _date_range(date_from, date_to)
+    _filter(status, APPOINTMENT_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT a.appointment_id, a.patient_id, a.clinician_id, c.first_name || ' ' || c.last_name AS clinician_name, "
         "c.specialty, a.slot_id, a.triage_id, a.scheduled_at, a.visit_type, a.reason, a.status, a.fee "
@@ -810,6 +836,7 @@ def prescribe_medication(ctx, appointment_id: str, medication_id: str, dosage_in
 
 def find_prescriptions(ctx, patient_id: str | None = None, status: str | None = None, medication_id: str | None = None,
                        clinician_id: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    _filter(status, PRESCRIPTION_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT p.prescription_id, p.patient_id, p.clinician_id, p.medication_id, m.name AS medication_name, "
         "m.drug_class, p.appointment_id, p.quantity, p.days_supply, p.refills_allowed, p.refills_used, "
@@ -870,10 +897,9 @@ def discontinue_prescription(ctx, prescription_id: str, reason: str) -> dict:
 # ----------------------------------------------------------------------------- labs
 def order_lab_test(ctx, appointment_id: str, test_code: str, priority: str = "routine") -> dict:
     appointment = _appointment(ctx, appointment_id)
+    require_choice(test_code, LAB_CODES, "test_code")
+    require_choice(priority, ("routine", "stat"), "priority")
     price = _lab_price(test_code)
-    if price is None or priority not in ("routine", "stat"):
-        raise InvalidArgumentError("test_code must be one of CBC, BMP, CMP, LIPID, A1C, TSH, VITD, PSA and priority "
-                                   "routine or stat")
     if not _is_current_encounter(appointment, ctx.today):
         raise NotPermittedError(f"appointment {appointment_id} is {appointment['status']} on "
                                 f"{appointment['scheduled_at'][:10]}: ordering labs needs a checked-in visit or one "
@@ -899,6 +925,8 @@ def order_lab_test(ctx, appointment_id: str, test_code: str, priority: str = "ro
 def find_lab_orders(ctx, patient_id: str | None = None, status: str | None = None, test_code: str | None = None,
                     date_from: str | None = None, date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _date_range(date_from, date_to)
+    _filter(status, LAB_STATUSES, "status")
+    _filter(test_code, LAB_CODES, "test_code")
     rows = ctx.db.fetch_all(
         "SELECT * FROM lab_orders WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR status = ?) "
         "AND (? IS NULL OR test_code = ?) AND (? IS NULL OR ordered_on >= ?) AND (? IS NULL OR ordered_on <= ?) "
@@ -965,6 +993,7 @@ def find_claims(ctx, patient_id: str | None = None, status: str | None = None, a
                 coverage_id: str | None = None, date_from: str | None = None, date_to: str | None = None,
                 limit: int = 20, offset: int = 0) -> dict:
     _date_range(date_from, date_to)
+    _filter(status, CLAIM_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT * FROM claims WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR status = ?) "
         "AND (? IS NULL OR appointment_id = ?) AND (? IS NULL OR coverage_id = ?) "
@@ -1044,9 +1073,9 @@ def send_message(ctx, patient_id: str, clinician_id: str, sender: str, subject: 
         original = ctx.db.fetch_one("SELECT * FROM messages WHERE message_id = ?", (reply_to_message_id,))
         if original is None:
             raise NotFoundError(f"no message {reply_to_message_id}")
-    if sender not in ("patient", "clinician") or not _clean(subject) or len(_clean(subject)) > 120 \
-            or not _clean(body) or len(_clean(body)) > 2000:
-        raise InvalidArgumentError("sender must be patient or clinician, subject 1-120 characters, body 1-2000")
+    require_choice(sender, SENDERS, "sender")
+    if not _clean(subject) or len(_clean(subject)) > 120 or not _clean(body) or len(_clean(body)) > 2000:
+        raise InvalidArgumentError("subject must have 1-120 characters and body 1-2000")
     if original is not None and (original["patient_id"] != patient_id or original["clinician_id"] != clinician_id):
         raise InvalidArgumentError(f"message {reply_to_message_id} is between {original['patient_id']} and "
                                    f"{original['clinician_id']}, not this patient and clinician")
@@ -1069,6 +1098,7 @@ def send_message(ctx, patient_id: str, clinician_id: str, sender: str, subject: 
 
 def list_messages(ctx, patient_id: str | None = None, clinician_id: str | None = None, unread_only: bool = False,
                   sender: str | None = None, text: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    _filter(sender, SENDERS, "sender")
     rows = ctx.db.fetch_all(
         "SELECT * FROM messages WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR clinician_id = ?) "
         "AND (? = 0 OR read_at IS NULL) AND (? IS NULL OR sender = ?) "

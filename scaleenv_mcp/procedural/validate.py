@@ -178,13 +178,22 @@ async def _check_determinism(bundle: DomainBundle, specs: dict, cases: list[Tool
 async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: DomainBundle, specs: dict,
                        cases: list[ToolCase], rows: dict[str, ToolRow], report: ValidationReport,
                        progress: Progress | None) -> None:
+    """Mutate each tool, and each module-level helper the tools call, and run the affected cases.
+
+    A helper's mutant is run against the cases of every tool that calls it directly and gets
+    a row of its own ("name (helper)"), so shared checks are held to the same standard.
+    """
     tools = [t.name for t in package.manifest.tools]
-    all_mutants = [m for tool in tools for m in build_mutants(package.tools_source, tool)]
-    for index, mutant in enumerate(all_mutants):
-        mine = [c for c in cases if c.tool == mutant.tool]
+    callers = helper_callers(package.tools_source, tools)
+    plan = [(m, [m.tool]) for tool in tools for m in build_mutants(package.tools_source, tool)]
+    for helper, calling in sorted(callers.items()):
+        rows.setdefault(f"{helper} (helper)", ToolRow(tool=f"{helper} (helper)"))
+        plan += [(m, calling) for m in build_mutants(package.tools_source, helper, limit=6)]
+    for index, (mutant, targets) in enumerate(plan):
+        mine = [c for c in cases if c.tool in targets]
         if not mine:
             continue
-        row = rows[mutant.tool]
+        row = rows[mutant.tool if mutant.tool in rows else f"{mutant.tool} (helper)"]
         row.mutants += 1
         if not check_policy(mutant.source).ok:
             row.killed += 1  # a mutant the policy refuses never runs
@@ -197,7 +206,24 @@ async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: Domai
         else:
             row.survivors.append(mutant.description)
         if progress:
-            progress("mutants", index + 1, len(all_mutants))
+            progress("mutants", index + 1, len(plan))
     report.mutants = sum(r.mutants for r in rows.values())
     report.killed = sum(r.killed for r in rows.values())
     report.mutation_score = round(report.killed / report.mutants, 4) if report.mutants else None
+
+
+def helper_callers(source: str, tools: list[str]) -> dict[str, list[str]]:
+    """Module-level non-tool functions -> the tools that call them directly."""
+    import ast
+
+    tree = ast.parse(source)
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    helpers = set(functions) - set(tools)
+    callers: dict[str, list[str]] = {}
+    for tool in tools:
+        if tool not in functions:
+            continue
+        called = {n.func.id for n in ast.walk(functions[tool]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        for helper in sorted(called & helpers):
+            callers.setdefault(helper, []).append(tool)
+    return callers

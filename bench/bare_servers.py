@@ -91,4 +91,5 @@ if __name__ == "__main__":
         anyio.run(lowlevel_stdio, domain)
     else:
         app = lowlevel_app(domain) if kind == "lowlevel" else fastmcp_app(domain)
-        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning", access_log=False)
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning", access_log=False,
+                    timeout_keep_alive=120)

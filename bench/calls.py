@@ -72,9 +72,12 @@ def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path) -> tup
 
 async def drive_http(url: str, pid: int, body: bytes, concurrency: int, calls_per_connection: int) -> dict[str, float]:
     connections = [await open_session(url) for _ in range(concurrency)]
-    for connection in connections:  # warm up
+
+    async def warm(connection) -> None:
         for _ in range(20):
             await connection.call(body)
+
+    await asyncio.gather(*(warm(c) for c in connections))
     latencies: list[float] = []
 
     async def run(connection) -> None:

@@ -43,7 +43,7 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def _server(app: object) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2,
-                            limit_concurrency=None, timeout_keep_alive=30)
+                            limit_concurrency=None, timeout_keep_alive=120)
     return uvicorn.Server(config)
 
 

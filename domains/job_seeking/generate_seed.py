@@ -1,0 +1,575 @@
+"""Deterministic seed for the job_seeking domain: writes seed.json beside this file.
+
+Run: python generate_seed.py
+Everything comes from random.Random(SEED) and fixed dates around the domain clock
+(2026-05-12T10:30:00, a Tuesday); there is no wall clock, so every run writes the same file.
+
+The world: job seekers (candidates) with skills and resume versions apply to postings of
+companies; applications move applied -> screening -> interview -> offer -> hired (or end
+rejected / withdrawn); interviews carry feedback, offers carry a salary negotiation,
+employees refer candidates, and candidates keep follow-up reminders.
+
+Near neighbours are made on purpose: candidates with the same name in different cities,
+companies with nearly the same name, the same job title at several companies and at
+several seniorities, one candidate with many applications in different stages, several
+resume versions with the same title, referrals in every state.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from datetime import date, datetime, timedelta
+from pathlib import Path
+
+SEED = 20260512
+CLOCK = datetime(2026, 5, 12, 10, 30, 0)
+TODAY = CLOCK.date()
+
+rng = random.Random(SEED)
+
+
+def ident(prefix: str, n: int) -> str:
+    return f"{prefix}-{n:05d}"
+
+
+def day(offset: int) -> str:
+    return (TODAY + timedelta(days=offset)).isoformat()
+
+
+def weekday_slot(offset_days: int) -> str:
+    """A weekday interview start between 09:00 and 16:00 about offset_days from today."""
+    d = TODAY + timedelta(days=offset_days)
+    while d.weekday() >= 5:
+        d += timedelta(days=1 if offset_days >= 0 else -1)
+    hour = rng.choice([9, 10, 11, 13, 14, 15, 16])
+    minute = rng.choice([0, 30])
+    return datetime(d.year, d.month, d.day, hour, minute).isoformat(timespec="seconds")
+
+
+# ----------------------------------------------------------------------------- job families
+# title, department, mid-level base salary (USD/yr), required skills, preferred skills
+FAMILIES = {
+    "software": ("Software Engineer", "Engineering", 132000, ["Python", "SQL", "Docker"], ["AWS", "Kubernetes"]),
+    "backend": ("Backend Engineer", "Engineering", 138000, ["Go", "PostgreSQL", "Kubernetes"], ["Terraform", "AWS"]),
+    "frontend": ("Frontend Engineer", "Engineering", 126000, ["React", "TypeScript"], ["Figma", "Node.js"]),
+    "data_eng": ("Data Engineer", "Data", 135000, ["Python", "SQL", "Spark"], ["Airflow", "AWS"]),
+    "analyst": ("Data Analyst", "Data", 92000, ["SQL", "Tableau", "Excel"], ["Python"]),
+    "ml": ("Machine Learning Engineer", "AI Research", 158000, ["Python", "Machine Learning", "PyTorch"], ["Spark", "AWS"]),
+    "sre": ("Site Reliability Engineer", "Infrastructure", 145000, ["Kubernetes", "Terraform", "Linux"], ["Go", "AWS"]),
+    "pm": ("Product Manager", "Product", 140000, ["Product Strategy", "Agile", "SQL"], ["Figma"]),
+    "design": ("Product Designer", "Design", 118000, ["Figma", "UX Research"], ["Prototyping"]),
+    "mobile": ("iOS Engineer", "Engineering", 136000, ["Swift", "Xcode"], ["Kotlin"]),
+    "security": ("Security Engineer", "Security", 150000, ["Linux", "SIEM", "Python"], ["Incident Response"]),
+    "finance": ("Financial Analyst", "Finance", 88000, ["Excel", "Financial Modeling"], ["SQL"]),
+    "marketing": ("Marketing Manager", "Marketing", 105000, ["SEO", "Content Marketing"], ["Google Analytics"]),
+    "sales": ("Account Executive", "Sales", 85000, ["Salesforce", "Negotiation"], ["Cold Outreach"]),
+    "success": ("Customer Success Manager", "Customer Success", 82000, ["Salesforce", "Customer Onboarding"], ["SQL"]),
+}
+EXTRA_SKILLS = ["Communication", "Agile", "Jira", "Git", "Public Speaking", "Mentoring", "Spanish", "Excel", "SQL",
+                "Python", "Data Visualization", "Stakeholder Management"]
+SENIORITY = {"junior": ("Junior ", 0.74), "mid": ("", 1.0), "senior": ("Senior ", 1.28), "lead": ("Lead ", 1.5)}
+
+# ----------------------------------------------------------------------------- companies
+COMPANIES = [
+    ("Northwind Analytics", "Data & Analytics", "Chicago", "northwindanalytics.com", "midsize", "hiring"),
+    ("Northwind Health", "Healthcare", "Boston", "northwindhealth.org", "enterprise", "hiring"),
+    ("Bluejay Payments", "Fintech", "New York", "bluejaypay.com", "midsize", "hiring"),
+    ("Cedar & Pine Bank", "Banking", "Charlotte", "cedarpinebank.com", "enterprise", "hiring"),
+    ("Lumen Robotics", "Robotics", "Pittsburgh", "lumenrobotics.io", "startup", "hiring"),
+    ("Tidewater Energy", "Energy", "Houston", "tidewaterenergy.com", "enterprise", "freeze"),
+    ("Orchid Bio", "Biotech", "San Diego", "orchidbio.com", "startup", "hiring"),
+    ("Brightpath Learning", "EdTech", "Austin", "brightpathlearning.com", "midsize", "hiring"),
+    ("Quarry Security", "Cybersecurity", "Denver", "quarrysec.com", "midsize", "hiring"),
+    ("Harborview Insurance", "Insurance", "Hartford", "harborviewins.com", "enterprise", "hiring"),
+    ("Mosaic Media Group", "Media", "Los Angeles", "mosaicmedia.com", "midsize", "freeze"),
+    ("Summit Cloudworks", "Cloud Infrastructure", "Seattle", "summitcloudworks.com", "midsize", "hiring"),
+    ("Fernwood Games", "Gaming", "Seattle", "fernwoodgames.com", "startup", "hiring"),
+    ("Pinecrest Medical Devices", "Medical Devices", "Minneapolis", "pinecrestmed.com", "enterprise", "hiring"),
+    ("Copperline Manufacturing", "Manufacturing", "Detroit", "copperline.com", "enterprise", "hiring"),
+    ("Atlas Civic Tech", "GovTech", "Washington", "atlascivic.org", "startup", "hiring"),
+    ("Kestrel AI", "Artificial Intelligence", "San Francisco", "kestrel.ai", "startup", "hiring"),
+    ("Meridian Health Partners", "Healthcare", "Nashville", "meridianhp.com", "enterprise", "hiring"),
+    ("Granite Ledger", "Accounting Software", "Salt Lake City", "graniteledger.com", "midsize", "hiring"),
+    ("Riverstone Capital", "Asset Management", "Boston", "riverstonecap.com", "midsize", "hiring"),
+    ("Juniper Climate", "Climate Tech", "Oakland", "juniperclimate.com", "startup", "hiring"),
+    ("Nimbus HR", "HR Software", "Austin", "nimbushr.com", "midsize", "hiring"),
+    ("Saltbox Studios", "Design Agency", "Portland", "saltboxstudios.com", "startup", "freeze"),
+    ("Vantage Legal Cloud", "LegalTech", "Chicago", "vantagelegal.com", "midsize", "hiring"),
+    ("Horizon Semiconductors", "Semiconductors", "Phoenix", "horizonsemi.com", "enterprise", "hiring"),
+    ("Paperkite Publishing", "Publishing", "New York", "paperkite.com", "midsize", "hiring"),
+    ("Open Prairie Agritech", "AgTech", "Des Moines", "openprairie.com", "startup", "hiring"),
+    ("Kestrel Analytics", "Data & Analytics", "Denver", "kestrelanalytics.com", "midsize", "hiring"),
+    ("Beacon Telehealth", "Healthcare", "Denver", "beacontelehealth.com", "midsize", "hiring"),
+    ("Redwood Insight", "Market Research", "San Francisco", "redwoodinsight.com", "startup", "hiring"),
+]
+companies = []
+for i, (name, industry, city, domain, size, hiring) in enumerate(COMPANIES, start=1):
+    companies.append({"company_id": ident("CMP", i), "name": name, "industry": industry, "headquarters_city": city,
+                      "email_domain": domain, "size_band": size, "hiring_status": hiring})
+
+# ----------------------------------------------------------------------------- job postings
+# (company index, family, seniority, work mode, status, openings); fixed where it matters.
+POSTINGS = [
+    (1, "data_eng", "senior", "hybrid", "open", 2), (1, "data_eng", "mid", "hybrid", "open", 1),
+    (1, "analyst", "mid", "onsite", "open", 1), (1, "pm", "senior", "hybrid", "paused", 1),
+    (2, "analyst", "junior", "onsite", "open", 2), (2, "security", "senior", "hybrid", "open", 1),
+    (2, "success", "mid", "remote", "closed", 1), (3, "backend", "senior", "remote", "open", 1),
+    (3, "backend", "mid", "remote", "open", 2), (3, "frontend", "senior", "hybrid", "open", 1),
+    (3, "finance", "mid", "onsite", "filled", 0), (4, "finance", "junior", "onsite", "open", 3),
+    (4, "security", "lead", "onsite", "open", 1), (4, "software", "mid", "hybrid", "open", 2),
+    (5, "software", "senior", "onsite", "open", 1), (5, "ml", "mid", "onsite", "open", 1),
+    (6, "data_eng", "senior", "hybrid", "paused", 1), (6, "analyst", "mid", "onsite", "closed", 1),
+    (7, "ml", "senior", "hybrid", "open", 1), (7, "data_eng", "mid", "remote", "open", 1),
+    (8, "frontend", "mid", "remote", "open", 2), (8, "design", "senior", "remote", "open", 1),
+    (8, "marketing", "mid", "hybrid", "open", 1), (9, "security", "mid", "remote", "open", 2),
+    (9, "sre", "senior", "remote", "open", 1), (10, "analyst", "senior", "hybrid", "open", 1),
+    (10, "software", "junior", "onsite", "open", 2), (11, "marketing", "senior", "hybrid", "closed", 1),
+    (12, "sre", "mid", "remote", "open", 2), (12, "backend", "lead", "remote", "open", 1),
+    (12, "software", "senior", "hybrid", "open", 1), (13, "frontend", "junior", "onsite", "open", 1),
+    (13, "mobile", "mid", "hybrid", "open", 1), (14, "software", "mid", "onsite", "open", 1),
+    (14, "pm", "mid", "hybrid", "open", 1), (15, "data_eng", "junior", "onsite", "open", 1),
+    (15, "sales", "mid", "onsite", "open", 2), (16, "frontend", "mid", "remote", "open", 1),
+    (16, "design", "mid", "remote", "filled", 0), (17, "ml", "senior", "onsite", "open", 2),
+    (17, "ml", "lead", "onsite", "open", 1), (17, "backend", "senior", "hybrid", "open", 1),
+    (18, "analyst", "mid", "hybrid", "open", 1), (18, "success", "mid", "remote", "open", 2),
+    (19, "finance", "senior", "hybrid", "open", 1), (19, "software", "senior", "remote", "open", 1),
+    (20, "finance", "mid", "onsite", "open", 1), (20, "data_eng", "senior", "hybrid", "open", 1),
+    (21, "pm", "senior", "remote", "open", 1), (21, "ml", "mid", "remote", "open", 1),
+    (22, "sales", "senior", "remote", "open", 1), (22, "success", "junior", "remote", "open", 2),
+    (23, "design", "senior", "onsite", "paused", 1), (24, "backend", "mid", "hybrid", "open", 1),
+    (25, "sre", "lead", "onsite", "open", 1), (26, "marketing", "mid", "hybrid", "open", 1),
+    (27, "software", "mid", "remote", "open", 1), (28, "data_eng", "senior", "remote", "open", 1),
+    (28, "analyst", "mid", "remote", "open", 2), (29, "mobile", "senior", "remote", "open", 1),
+    (29, "security", "mid", "hybrid", "closed", 1), (30, "pm", "mid", "hybrid", "open", 1),
+]
+jobs = []
+job_skills = []
+job_family = {}
+for i, (ci, fam, sen, mode, status, openings) in enumerate(POSTINGS, start=1):
+    title, dept, base, req, pref = FAMILIES[fam]
+    prefix, mult = SENIORITY[sen]
+    mid = round(base * mult / 1000) * 1000
+    spread = rng.choice([10000, 15000, 20000, 25000])
+    posted = -rng.randint(8, 85)
+    if status in ("closed", "filled"):
+        closes = posted + rng.randint(20, 40)
+        closes = min(closes, -1)
+    else:
+        closes = rng.randint(5, 50)
+    if i == 9:  # open but past its closing date: applications are refused
+        closes = -2
+    company = companies[ci - 1]
+    location = "Remote (US)" if mode == "remote" else company["headquarters_city"]
+    job_id = ident("JOB", i)
+    job_family[job_id] = fam
+    jobs.append({"job_id": job_id, "company_id": company["company_id"], "title": prefix + title, "department": dept,
+                 "location": location, "work_mode": mode,
+                 "employment_type": "contract" if i in (20, 38, 50) else ("part_time" if i == 52 else "full_time"),
+                 "seniority": sen, "salary_min": mid - spread, "salary_max": mid + spread, "openings": openings,
+                 "status": status, "posted_on": day(posted), "closes_on": day(closes)})
+    for skill in req:
+        job_skills.append({"job_id": job_id, "skill_name": skill, "importance": "required"})
+    for skill in pref[:1 + (i % 2)]:
+        job_skills.append({"job_id": job_id, "skill_name": skill, "importance": "preferred"})
+for i, row in enumerate(job_skills, start=1):
+    row["job_skill_id"] = ident("JSK", i)
+job_skills = [{"job_skill_id": r["job_skill_id"], "job_id": r["job_id"], "skill_name": r["skill_name"],
+               "importance": r["importance"]} for r in job_skills]
+jobs_by_id = {j["job_id"]: j for j in jobs}
+
+# ----------------------------------------------------------------------------- candidates
+PEOPLE = [
+    ("Maya Patel", "Austin", "data_eng"), ("Daniel Kim", "Seattle", "backend"), ("Priya Raman", "Chicago", "analyst"),
+    ("Marcus Johnson", "Atlanta", "software"), ("Elena Rossi", "Boston", "ml"), ("Tomas Herrera", "Denver", "sre"),
+    ("Grace Nakamura", "San Francisco", "pm"), ("Owen Gallagher", "Pittsburgh", "software"),
+    ("Leila Haddad", "New York", "frontend"), ("Samuel Adeyemi", "Houston", "data_eng"),
+    ("Hannah Whitfield", "Portland", "design"), ("Rafael Moreno", "Phoenix", "security"),
+    ("Chloe Beaumont", "Minneapolis", "marketing"), ("Victor Petrov", "Raleigh", "backend"),
+    ("Amara Nwosu", "Charlotte", "finance"), ("Julian Castillo", "San Diego", "ml"), ("Mei Lin Zhou", "Seattle", "mobile"),
+    ("Patrick Doyle", "Detroit", "sales"), ("Nadia Rahman", "Washington", "security"), ("Ethan Brooks", "Nashville", "success"),
+    ("Sofia Marquez", "Los Angeles", "frontend"), ("Benjamin Hart", "Salt Lake City", "finance"),
+    ("Yuki Tanaka", "Oakland", "data_eng"), ("Lucas Ferreira", "Miami", "software"), ("Olivia Kowalski", "Chicago", "pm"),
+    ("Isaac Mensah", "Columbus", "analyst"), ("Freya Andersen", "Minneapolis", "design"), ("Diego Alvarez", "Austin", "sre"),
+    ("Zara Qureshi", "Boston", "analyst"), ("Henry Caldwell", "Hartford", "security"), ("Ava Schneider", "Denver", "marketing"),
+    ("Noah Bergstrom", "Seattle", "software"), ("Kwame Asante", "Atlanta", "success"), ("Theo Laurent", "New York", "finance"),
+    ("Ruth Ellison", "Des Moines", "sales"), ("Camila Ortiz", "San Jose", "ml"), ("Jonah Feldman", "Philadelphia", "backend"),
+    ("Aisha Bello", "Dallas", "data_eng"), ("Liam O'Connell", "Boston", "sre"), ("Hana Sato", "Portland", "mobile"),
+    # near neighbours: same names, other people
+    ("Maya Patel", "Chicago", "analyst"), ("Daniel Kim", "Austin", "frontend"), ("Sofia Marquez", "Phoenix", "success"),
+    ("Ethan Brookes", "Nashville", "software"), ("Priya Ramanathan", "Chicago", "data_eng"),
+]
+HEADLINES = {
+    "software": "Software engineer building reliable Python services",
+    "backend": "Backend engineer focused on Go microservices and Postgres",
+    "frontend": "Frontend engineer crafting accessible React interfaces",
+    "data_eng": "Data engineer designing batch and streaming pipelines",
+    "analyst": "Data analyst turning SQL and dashboards into decisions",
+    "ml": "Machine learning engineer shipping models to production",
+    "sre": "Site reliability engineer keeping Kubernetes fleets healthy",
+    "pm": "Product manager for B2B SaaS platforms",
+    "design": "Product designer with a research-first process",
+    "mobile": "iOS engineer building polished native apps",
+    "security": "Security engineer specialising in detection and response",
+    "finance": "Financial analyst skilled in forecasting and FP&A",
+    "marketing": "Marketing manager growing organic acquisition",
+    "sales": "Account executive closing mid-market SaaS deals",
+    "success": "Customer success manager driving onboarding and renewals",
+}
+EMAIL_DOMAINS = ["gmail.com", "outlook.com", "proton.me", "fastmail.com", "icloud.com", "yahoo.com"]
+AREA = {"Austin": "512", "Seattle": "206", "Chicago": "312", "Atlanta": "404", "Boston": "617", "Denver": "303",
+        "San Francisco": "415", "Pittsburgh": "412", "New York": "646", "Houston": "713", "Portland": "503",
+        "Phoenix": "602", "Minneapolis": "612", "Raleigh": "919", "Charlotte": "704", "San Diego": "619",
+        "Detroit": "313", "Washington": "202", "Nashville": "615", "Los Angeles": "213", "Salt Lake City": "801",
+        "Oakland": "510", "Miami": "305", "Columbus": "614", "Hartford": "860", "Des Moines": "515",
+        "San Jose": "408", "Philadelphia": "215", "Dallas": "214"}
+
+candidates = []
+candidate_skills = []
+cand_family = {}
+used_emails: set[str] = set()
+for i, (name, city, fam) in enumerate(PEOPLE, start=1):
+    first, last = name.lower().replace("'", "").split()[0], name.lower().replace("'", "").split()[-1]
+    email = f"{first}.{last}@{rng.choice(EMAIL_DOMAINS)}"
+    if email in used_emails:
+        email = f"{first}{last[0]}{rng.randint(10, 99)}@{rng.choice(EMAIL_DOMAINS)}"
+    used_emails.add(email)
+    years = rng.randint(1, 16)
+    title, _, base, req, pref = FAMILIES[fam]
+    desired = round(base * (0.8 + years * 0.04) / 1000) * 1000
+    cid = ident("CAN", i)
+    cand_family[cid] = fam
+    candidates.append({"candidate_id": cid, "full_name": name, "email": email,
+                       "phone": f"+1-{AREA[city]}-555-{rng.randint(1000, 9999)}", "city": city,
+                       "headline": HEADLINES[fam], "years_experience": years, "desired_salary": desired,
+                       "status": "active", "joined_on": day(-rng.randint(30, 330))})
+    skills = list(req)
+    if rng.random() < 0.55:  # some candidates lack one required skill of their family
+        skills = skills[:-1]
+    skills += rng.sample(pref, k=min(len(pref), rng.randint(0, 2)))
+    for extra in rng.sample(EXTRA_SKILLS, k=rng.randint(1, 2)):
+        if extra not in skills:
+            skills.append(extra)
+    for skill in skills:
+        yrs = rng.randint(0, years)
+        level = "beginner" if yrs < 2 else "intermediate" if yrs < 4 else "advanced" if yrs < 8 else "expert"
+        candidate_skills.append({"candidate_id": cid, "skill_name": skill, "level": level, "years": yrs})
+candidate_skills = [{"candidate_skill_id": ident("CSK", i), **row} for i, row in enumerate(candidate_skills, start=1)]
+
+# ----------------------------------------------------------------------------- resumes
+SUMMARIES = {
+    "software": "Engineer with {y} years building Python back ends, CI pipelines and containerised services.",
+    "backend": "Backend developer with {y} years of Go, PostgreSQL tuning and Kubernetes deployments.",
+    "frontend": "Frontend developer with {y} years of React and TypeScript, design systems and accessibility.",
+    "data_eng": "Data engineer with {y} years building Spark and SQL pipelines feeding analytics warehouses.",
+    "analyst": "Analyst with {y} years of SQL, Tableau dashboards and Excel models for operations teams.",
+    "ml": "ML engineer with {y} years training PyTorch models and running them behind low-latency APIs.",
+    "sre": "SRE with {y} years of Terraform, Kubernetes on-call and incident reviews on Linux fleets.",
+    "pm": "Product manager with {y} years owning roadmaps, discovery and agile delivery for SaaS products.",
+    "design": "Designer with {y} years of Figma prototyping and moderated UX research studies.",
+    "mobile": "iOS engineer with {y} years of Swift, SwiftUI and App Store releases.",
+    "security": "Security engineer with {y} years of SIEM tuning, threat hunting and Linux hardening.",
+    "finance": "Financial analyst with {y} years of budgeting, variance analysis and three-statement models.",
+    "marketing": "Marketer with {y} years leading SEO programmes and editorial content calendars.",
+    "sales": "Account executive with {y} years closing Salesforce-tracked mid-market deals.",
+    "success": "Customer success lead with {y} years onboarding accounts and defending renewals.",
+}
+resumes = []
+resume_of = {}  # candidate_id -> list of final resume ids
+n = 0
+for cand in candidates:
+    cid = cand["candidate_id"]
+    fam = cand_family[cid]
+    title = FAMILIES[fam][0] + " resume"
+    count = rng.choice([1, 2, 2, 3])
+    resume_of[cid] = []
+    for v in range(1, count + 1):
+        n += 1
+        if v < count:
+            status = "archived" if rng.random() < 0.3 else "final"
+        else:
+            status = "draft" if (count > 1 and rng.random() < 0.35) else "final"
+        rid = ident("RES", n)
+        summary = SUMMARIES[fam].format(y=max(1, cand["years_experience"] - (count - v)))
+        resumes.append({"resume_id": rid, "candidate_id": cid, "title": title if v < 3 else "Tailored " + title.lower(),
+                        "summary": summary, "version": v, "status": status, "updated_on": day(-rng.randint(5, 90) + v * 3)})
+        if status != "draft":
+            resume_of[cid].append(rid)
+    if not resume_of[cid]:  # every candidate gets at least one final resume
+        resumes[-1]["status"] = "final"
+        resume_of[cid].append(resumes[-1]["resume_id"])
+resume_status = {r["resume_id"]: r for r in resumes}
+
+# ----------------------------------------------------------------------------- referrals
+FIRST = ["Alex", "Jordan", "Taylor", "Morgan", "Casey", "Riley", "Jamie", "Avery", "Quinn", "Drew", "Sam", "Robin",
+         "Kai", "Reese", "Emerson", "Harper"]
+LAST = ["Nguyen", "Brennan", "Okoye", "Lindgren", "Sato", "Ramirez", "Fischer", "Coleman", "Park", "Dubois", "Walsh",
+        "Mbeki", "Horvath", "Silva", "Iyer", "Chen"]
+
+applications = []
+interviews = []
+offers = []
+referrals = []
+reminders = []
+
+
+def open_jobs_for(fam: str) -> list[str]:
+    return [j["job_id"] for j in jobs if job_family[j["job_id"]] == fam]
+
+
+RELATED = {"software": ["backend", "data_eng"], "backend": ["software", "sre"], "frontend": ["mobile", "design"],
+           "data_eng": ["analyst", "software"], "analyst": ["data_eng", "finance"], "ml": ["data_eng", "software"],
+           "sre": ["backend", "security"], "pm": ["design", "analyst"], "design": ["frontend", "pm"],
+           "mobile": ["frontend"], "security": ["sre"], "finance": ["analyst"], "marketing": ["sales"],
+           "sales": ["success", "marketing"], "success": ["sales"]}
+
+INTERVIEWERS = ["Rebecca Liu", "Mark Feeney", "Anita Desai", "Carlos Mendes", "Jenna Holt", "Peter Novak",
+                "Sunita Rao", "Gavin Price", "Lauren Meyers", "Tariq Aziz", "Helen Ward", "Omar Farouk"]
+FEEDBACK_YES = ["Clear communicator with solid fundamentals; recommend moving forward.",
+                "Strong system design discussion, handled trade-offs well.",
+                "Great culture add, asked thoughtful questions about the roadmap.",
+                "Solved the exercise cleanly and explained testing strategy."]
+FEEDBACK_NO = ["Struggled with the core exercise and needed heavy hints.",
+               "Experience does not match the seniority of the role.",
+               "Answers stayed high level; could not go deep on past projects."]
+CLOSED_REJECT = ["Position filled by another candidate", "Not enough relevant experience",
+                 "Interview feedback below the bar", "Role requirements changed"]
+CLOSED_WITHDRAW = ["Accepted another offer", "Compensation below expectations", "Relocation not possible",
+                   "Decided to stay with current employer"]
+
+hired_candidates: set[str] = set()
+paused = {"CAN-00012", "CAN-00027", "CAN-00035", "CAN-00043"}
+app_n = ivw_n = ofr_n = 0
+STAGE_WEIGHTS = [("applied", 22), ("screening", 14), ("interview", 22), ("offer", 16), ("hired", 6),
+                 ("rejected", 14), ("withdrawn", 9)]
+
+
+def pick_stage() -> str:
+    roll = rng.randint(1, sum(w for _, w in STAGE_WEIGHTS))
+    for stage, weight in STAGE_WEIGHTS:
+        roll -= weight
+        if roll <= 0:
+            return stage
+    return "applied"
+
+
+def add_interview(app_id: str, rnd: int, when: str, status: str, good: bool) -> None:
+    global ivw_n
+    ivw_n += 1
+    kind = ["phone_screen", "technical", "hiring_manager", "onsite", "panel"][min(rnd - 1, 4)]
+    row = {"interview_id": ident("IVW", ivw_n), "application_id": app_id, "round": rnd, "interview_type": kind,
+           "interviewer_name": rng.choice(INTERVIEWERS), "scheduled_at": when,
+           "duration_minutes": 30 if kind == "phone_screen" else rng.choice([45, 60, 90]),
+           "status": status, "reschedule_count": rng.choice([0, 0, 0, 1, 2]) if status == "scheduled" else rng.choice([0, 0, 1]),
+           "rating": None, "recommendation": None, "feedback": None}
+    if status == "completed":
+        row["rating"] = rng.choice([4, 5]) if good else rng.choice([1, 2])
+        row["recommendation"] = rng.choice(["yes", "strong_yes"]) if good else rng.choice(["no", "strong_no"])
+        row["feedback"] = rng.choice(FEEDBACK_YES if good else FEEDBACK_NO)
+    interviews.append(row)
+
+
+for cand in candidates:
+    cid = cand["candidate_id"]
+    fam = cand_family[cid]
+    pool = open_jobs_for(fam) + [j for r in RELATED[fam] for j in open_jobs_for(r)][:4]
+    count = min(len(pool), rng.choice([1, 2, 2, 3, 3, 4]) + (2 if cid == "CAN-00001" else 0))
+    chosen = rng.sample(pool, k=count)
+    for job_id in chosen:
+        job = jobs_by_id[job_id]
+        stage = pick_stage()
+        if cid in paused and stage not in ("applied", "withdrawn"):
+            stage = "withdrawn"
+        if job["status"] in ("closed", "filled") and stage not in ("rejected", "withdrawn", "hired"):
+            stage = "rejected"
+        if stage == "hired" and (cid in hired_candidates or job["status"] != "filled" and job["openings"] < 1):
+            stage = "interview"
+        if stage == "hired" and cid in paused:
+            stage = "withdrawn"
+        posted = date.fromisoformat(job["posted_on"])
+        latest = min(TODAY - timedelta(days=1), date.fromisoformat(job["closes_on"]))
+        span = max(0, (latest - posted).days)
+        early = stage in ("offer", "hired", "interview", "rejected")
+        applied = posted + timedelta(days=rng.randint(0, span // 2 if early else span))
+        app_n += 1
+        app_id = ident("APP", app_n)
+        resume_id = rng.choice(resume_of[cid])
+        if stage in ("applied", "screening", "interview", "offer") and resume_status[resume_id]["status"] == "archived":
+            resume_status[resume_id]["status"] = "final"
+        row = {"application_id": app_id, "candidate_id": cid, "job_id": job_id, "resume_id": resume_id,
+               "referral_id": None, "source": "direct", "stage": stage, "applied_on": applied.isoformat(),
+               "updated_on": applied.isoformat(), "cover_note": None, "closed_reason": None}
+        if rng.random() < 0.4:
+            row["cover_note"] = f"Excited about the {job['title']} role; my background in {FAMILIES[fam][3][0]} fits the team."
+        since = (TODAY - applied).days
+        updated = applied + timedelta(days=min(since, rng.randint(1, 6))) if stage != "applied" else applied
+        late_offer = stage in ("withdrawn", "rejected") and rng.random() < 0.4
+        if stage in ("interview", "offer", "hired", "rejected", "withdrawn"):
+            rounds = rng.randint(1, 3)
+            first = applied + timedelta(days=rng.randint(4, 9))
+            for r in range(1, rounds + 1):
+                when_day = first + timedelta(days=(r - 1) * 6)
+                offset = (when_day - TODAY).days
+                if stage == "interview" and r == rounds:
+                    # last round still open: mostly upcoming, a few in the past awaiting feedback
+                    offset = rng.choice([1, 2, 3, 6, 8, 9, 13, 16, -1, -2])
+                    add_interview(app_id, r, weekday_slot(offset), "scheduled", True)
+                elif stage == "rejected" and r == rounds and not late_offer:
+                    add_interview(app_id, r, weekday_slot(min(offset, -1)), "completed", False)
+                elif stage == "withdrawn" and r == rounds and not late_offer:
+                    add_interview(app_id, r, weekday_slot(max(offset, 2)), "cancelled", True)
+                else:
+                    add_interview(app_id, r, weekday_slot(min(offset, -3 - 6 * (rounds - r))), "completed", True)
+                updated = max(updated, min(TODAY, when_day))
+            if stage in ("rejected", "withdrawn") and rounds == 1 and not late_offer and rng.random() < 0.5:
+                interviews.pop()  # some closed applications ended before any interview
+                ivw_n -= 1
+        if stage in ("offer", "hired") or late_offer:
+            ofr_n += 1
+            lo, hi = job["salary_min"], job["salary_max"]
+            base = round(rng.randint(lo, hi) / 500) * 500
+            extended = rng.randint(1, 8) if stage != "hired" else rng.randint(10, 25)
+            status = {"offer": rng.choice(["extended", "extended", "countered"]), "hired": "accepted",
+                      "withdrawn": "declined", "rejected": rng.choice(["expired", "rescinded"])}[stage]
+            if status == "extended" and rng.random() < 0.2:
+                extended = rng.randint(12, 15)  # still marked extended but past its expiry date
+            expires = -extended + rng.randint(7, 10)
+            counter = None
+            rnd = 0
+            if status == "countered":
+                rnd = rng.randint(1, 2)
+                counter = round(base * rng.uniform(1.05, 1.15) / 500) * 500
+            offers.append({"offer_id": ident("OFR", ofr_n), "application_id": app_id, "base_salary": base,
+                           "bonus": rng.choice([0, 5000, 10000, 15000, 20000]),
+                           "start_date": day(-extended + rng.randint(28, 45)), "status": status,
+                           "extended_on": day(-extended), "expires_on": day(expires), "negotiation_round": rnd,
+                           "counter_salary": counter,
+                           "responded_on": day(-extended + rng.randint(1, 4)) if status in ("accepted", "declined") else None,
+                           "decline_reason": rng.choice(CLOSED_WITHDRAW) if status == "declined" else None})
+            updated = TODAY - timedelta(days=extended)
+        if stage == "hired":
+            hired_candidates.add(cid)
+            cand["status"] = "hired"
+        if stage == "rejected":
+            row["closed_reason"] = rng.choice(CLOSED_REJECT)
+        if stage == "withdrawn":
+            row["closed_reason"] = rng.choice(CLOSED_WITHDRAW)
+        row["updated_on"] = max(applied, min(updated, TODAY - timedelta(days=0))).isoformat()
+        applications.append(row)
+
+# a hired candidate's other open applications were withdrawn when the offer was accepted
+for app in applications:
+    if app["candidate_id"] in hired_candidates and app["stage"] in ("applied", "screening", "interview", "offer"):
+        app["stage"] = "withdrawn"
+        app["closed_reason"] = "Accepted another offer"
+        for row in interviews:
+            if row["application_id"] == app["application_id"] and row["status"] == "scheduled":
+                row["status"] = "cancelled"
+        for row in offers:
+            if row["application_id"] == app["application_id"] and row["status"] in ("extended", "countered"):
+                row["status"] = "declined"
+                row["responded_on"] = max(row["extended_on"], day(-1))
+                row["decline_reason"] = "Candidate accepted another offer"
+
+for cid in paused:
+    for cand in candidates:
+        if cand["candidate_id"] == cid and cand["status"] == "active":
+            cand["status"] = "paused"
+
+# referrals: used ones are attached to applications, others float in every state
+apps_by_id = {a["application_id"]: a for a in applications}
+ref_n = 0
+for app in applications:
+    job = jobs_by_id[app["job_id"]]
+    if rng.random() < 0.22:
+        ref_n += 1
+        company = companies[int(job["company_id"][-5:]) - 1]
+        fn, ln = rng.choice(FIRST), rng.choice(LAST)
+        requested = date.fromisoformat(app["applied_on"]) - timedelta(days=rng.randint(2, 10))
+        rid = ident("REF", ref_n)
+        referrals.append({"referral_id": rid, "candidate_id": app["candidate_id"], "job_id": app["job_id"],
+                          "referrer_name": f"{fn} {ln}",
+                          "referrer_email": f"{fn.lower()}.{ln.lower()}@{company['email_domain']}",
+                          "relationship": rng.choice(["former_colleague", "friend", "classmate", "former_manager"]),
+                          "status": "used", "requested_on": requested.isoformat(),
+                          "submitted_on": (requested + timedelta(days=1)).isoformat()})
+        app["referral_id"] = rid
+        app["source"] = "referral"
+applied_pairs = {(a["candidate_id"], a["job_id"]) for a in applications}
+open_job_ids = [j["job_id"] for j in jobs if j["status"] == "open" and j["closes_on"] >= TODAY.isoformat()]
+used_count = ref_n
+while ref_n < used_count + 16:
+    cand = rng.choice(candidates)
+    cid = cand["candidate_id"]
+    fam = cand_family[cid]
+    options = [j for j in open_jobs_for(fam) + open_jobs_for(RELATED[fam][0]) if (cid, j) not in applied_pairs]
+    if not options:
+        continue
+    job_id = rng.choice(options)
+    applied_pairs.add((cid, job_id))
+    job = jobs_by_id[job_id]
+    company = companies[int(job["company_id"][-5:]) - 1]
+    ref_n += 1
+    state = rng.choice(["requested", "requested", "submitted", "submitted", "expired"])
+    if job_id not in open_job_ids and state != "expired":
+        state = "expired"
+    requested = -rng.randint(2, 20) if state != "expired" else -rng.randint(35, 60)
+    if state == "requested" and rng.random() < 0.25:
+        requested = -rng.randint(32, 40)  # stale request: too old to be confirmed
+    fn, ln = rng.choice(FIRST), rng.choice(LAST)
+    referrals.append({"referral_id": ident("REF", ref_n), "candidate_id": cid, "job_id": job_id,
+                      "referrer_name": f"{fn} {ln}", "referrer_email": f"{fn.lower()}.{ln.lower()}@{company['email_domain']}",
+                      "relationship": rng.choice(["former_colleague", "friend", "classmate", "former_manager", "other"]),
+                      "status": state, "requested_on": day(requested),
+                      "submitted_on": day(requested + rng.randint(1, 2)) if state == "submitted" else None})
+referrals.sort(key=lambda r: r["referral_id"])
+
+# ----------------------------------------------------------------------------- reminders
+REMINDER_TEXT = [
+    "Follow up with the recruiter about next steps for {title}",
+    "Send a thank-you note after the {title} interview",
+    "Prepare system design examples for {title}",
+    "Check whether {company} has replied to the {title} application",
+    "Review the offer details for {title} before the deadline",
+]
+GENERAL_TEXT = ["Update LinkedIn headline", "Ask a former manager for a recommendation letter",
+                "Refresh portfolio with the latest project", "Practice salary negotiation talking points"]
+rem_n = 0
+for cand in candidates:
+    cid = cand["candidate_id"]
+    mine = [a for a in applications if a["candidate_id"] == cid]
+    for _ in range(rng.choice([0, 1, 1, 2])):
+        rem_n += 1
+        created = -rng.randint(1, 25)
+        due = created + rng.randint(2, 30)
+        status = "done" if due < 0 and rng.random() < 0.6 else "pending"
+        app = rng.choice(mine) if mine and rng.random() < 0.75 else None
+        if app:
+            job = jobs_by_id[app["job_id"]]
+            company = companies[int(job["company_id"][-5:]) - 1]
+            message = rng.choice(REMINDER_TEXT).format(title=job["title"], company=company["name"])
+        else:
+            message = rng.choice(GENERAL_TEXT)
+        reminders.append({"reminder_id": ident("REM", rem_n), "candidate_id": cid,
+                          "application_id": app["application_id"] if app else None, "due_on": day(due),
+                          "message": message, "status": status, "created_on": day(created),
+                          "completed_on": day(min(due, -1)) if status == "done" else None})
+
+seed = {
+    "candidates": candidates,
+    "candidate_skills": candidate_skills,
+    "companies": companies,
+    "job_postings": jobs,
+    "job_skills": job_skills,
+    "resumes": resumes,
+    "referrals": referrals,
+    "applications": applications,
+    "interviews": interviews,
+    "offers": offers,
+    "reminders": reminders,
+}
+
+if __name__ == "__main__":
+    out = Path(__file__).with_name("seed.json")
+    out.write_text(json.dumps(seed, indent=1, ensure_ascii=False) + "\n")
+    print({table: len(rows) for table, rows in seed.items()}, sum(len(r) for r in seed.values()))

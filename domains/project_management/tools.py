@@ -7,7 +7,15 @@ domain.json; helpers below (not tools) load rows and check shared rules.
 
 from datetime import date, timedelta
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
+from scaleenv_mcp.toolkit import (
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    NotPermittedError,
+    require_choice,
+    require_date,
+    require_page,
+)
 
 PLAN_PROJECT_LIMITS = (("free", 3), ("team", 10), ("business", 25), ("enterprise", 100))
 FREE_PLAN_MEMBER_LIMIT = 5
@@ -45,23 +53,6 @@ MAX_COMMENT_LENGTH = 2000
 
 
 # ----------------------------------------------------------------------------- helpers
-
-def parse_day(value, field):
-    """A YYYY-MM-DD string as a date, or InvalidArgumentError naming the field."""
-    if not isinstance(value, str) or len(value) != 10:
-        raise InvalidArgumentError(f"{field} must be a date YYYY-MM-DD, got {value!r}")
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise InvalidArgumentError(f"{field} must be a date YYYY-MM-DD, got {value!r}")
-
-
-def check_page(limit, offset):
-    if limit < 1 or limit > MAX_PAGE:
-        raise InvalidArgumentError(f"limit must be between 1 and {MAX_PAGE}, got {limit}")
-    if offset < 0:
-        raise InvalidArgumentError(f"offset must be 0 or more, got {offset}")
-
 
 def load_project(ctx, project_id):
     project = ctx.db.fetch_one("SELECT * FROM projects WHERE project_id = ?", (project_id,))
@@ -124,7 +115,7 @@ def allowed_next(table, status):
 
 def find_users(ctx, text: str | None = None, workspace_id: str | None = None, status: str | None = None,
                limit: int = 20, offset: int = 0) -> dict:
-    check_page(limit, offset)
+    require_page(limit, offset, MAX_PAGE)
     rows = ctx.db.fetch_all(
         "SELECT user_id, workspace_id, full_name, email, job_title, status FROM users "
         "WHERE (? IS NULL OR full_name LIKE '%' || ? || '%' OR email LIKE '%' || ? || '%') "
@@ -164,7 +155,7 @@ def list_workspaces(ctx, text: str | None = None, plan: str | None = None, statu
 def find_projects(ctx, workspace_id: str | None = None, status: str | None = None, text: str | None = None,
                   lead_user_id: str | None = None, member_user_id: str | None = None, limit: int = 20,
                   offset: int = 0) -> dict:
-    check_page(limit, offset)
+    require_page(limit, offset, MAX_PAGE)
     params = (workspace_id, workspace_id, status, status, text, text, text, lead_user_id, lead_user_id,
               member_user_id, member_user_id)
     rows = ctx.db.fetch_all(
@@ -220,11 +211,11 @@ def find_tasks(ctx, project_id: str | None = None, workspace_id: str | None = No
                milestone_id: str | None = None, label_id: str | None = None, text: str | None = None,
                due_from: str | None = None, due_to: str | None = None, unassigned_only: bool = False,
                limit: int = 20, offset: int = 0) -> dict:
-    check_page(limit, offset)
+    require_page(limit, offset, MAX_PAGE)
     if due_from is not None:
-        parse_day(due_from, "due_from")
+        require_date(due_from, "due_from")
     if due_to is not None:
-        parse_day(due_to, "due_to")
+        require_date(due_to, "due_to")
     params = (project_id, project_id, workspace_id, workspace_id, status, status, priority, priority,
               assignee_user_id, assignee_user_id, 1 if unassigned_only else 0, sprint_id, sprint_id,
               milestone_id, milestone_id, label_id, label_id, text, text, text, due_from, due_from, due_to, due_to)
@@ -312,11 +303,11 @@ def list_time_logs(ctx, task_id: str | None = None, user_id: str | None = None, 
                    limit: int = 50, offset: int = 0) -> dict:
     if task_id is None and user_id is None and project_id is None:
         raise InvalidArgumentError("give at least one of task_id, user_id or project_id")
-    check_page(limit, offset)
+    require_page(limit, offset, MAX_PAGE)
     if date_from is not None:
-        parse_day(date_from, "date_from")
+        require_date(date_from, "date_from")
     if date_to is not None:
-        parse_day(date_to, "date_to")
+        require_date(date_to, "date_to")
     flag = None if billable is None else (1 if billable else 0)
     params = (task_id, task_id, user_id, user_id, project_id, project_id, date_from, date_from, date_to, date_to,
               flag, flag)
@@ -362,7 +353,7 @@ def list_labels(ctx, workspace_id: str, text: str | None = None) -> dict:
 def list_approvals(ctx, status: str | None = None, approver_user_id: str | None = None,
                    requested_by_user_id: str | None = None, project_id: str | None = None,
                    task_id: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    check_page(limit, offset)
+    require_page(limit, offset, MAX_PAGE)
     rows = ctx.db.fetch_all(
         "SELECT a.approval_id, a.task_id, t.title AS task_title, t.project_id, a.requested_by_user_id, "
         "a.approver_user_id, a.status, a.request_note, a.requested_at, a.resolved_at, a.decision_note "
@@ -387,8 +378,8 @@ def create_project(ctx, workspace_id: str, name: str, lead_user_id: str, start_d
     name = name.strip()
     if not name:
         raise InvalidArgumentError("name must not be empty")
-    start = parse_day(start_date, "start_date")
-    target = parse_day(target_date, "target_date")
+    start = require_date(start_date, "start_date")
+    target = require_date(target_date, "target_date")
     if target < start:
         raise InvalidArgumentError(f"target_date {target_date} is before start_date {start_date}")
     if budget_hours < 0:
@@ -424,8 +415,7 @@ def create_project(ctx, workspace_id: str, name: str, lead_user_id: str, start_d
 
 def update_project_status(ctx, project_id: str, status: str) -> dict:
     project = load_project(ctx, project_id)
-    if status not in PROJECT_STATUSES:
-        raise InvalidArgumentError(f"status must be one of {', '.join(PROJECT_STATUSES)}")
+    require_choice(status, PROJECT_STATUSES, "status")
     current = project["status"]
     if status not in allowed_next(PROJECT_TRANSITIONS, current):
         raise ConflictError(f"project {project_id} cannot go from {current} to {status}")
@@ -446,8 +436,7 @@ def update_project_status(ctx, project_id: str, status: str) -> dict:
 def add_project_member(ctx, project_id: str, user_id: str, role: str) -> dict:
     project = writable_project(ctx, project_id)
     user = load_user(ctx, user_id)
-    if role not in ROLES:
-        raise InvalidArgumentError(f"role must be one of {', '.join(ROLES)}")
+    require_choice(role, ROLES, "role")
     if user["workspace_id"] != project["workspace_id"]:
         raise InvalidArgumentError(f"user {user_id} belongs to workspace {user['workspace_id']}, not the "
                                    f"project's workspace {project['workspace_id']}")
@@ -468,8 +457,7 @@ def add_project_member(ctx, project_id: str, user_id: str, role: str) -> dict:
 
 def change_member_role(ctx, project_id: str, user_id: str, role: str) -> dict:
     writable_project(ctx, project_id)
-    if role not in ROLES:
-        raise InvalidArgumentError(f"role must be one of {', '.join(ROLES)}")
+    require_choice(role, ROLES, "role")
     current = member_role(ctx, project_id, user_id)
     if current is None:
         raise NotFoundError(f"user {user_id} is not a member of {project_id}")
@@ -523,11 +511,10 @@ def create_task(ctx, project_id: str, title: str, reporter_user_id: str, priorit
     title = title.strip()
     if not title:
         raise InvalidArgumentError("title must not be empty")
-    if priority not in PRIORITIES:
-        raise InvalidArgumentError(f"priority must be one of {', '.join(PRIORITIES)}")
+    require_choice(priority, PRIORITIES, "priority")
     if estimate_hours is not None and (estimate_hours < 0 or estimate_hours > MAX_ESTIMATE_HOURS):
         raise InvalidArgumentError(f"estimate_hours must be between 0 and {MAX_ESTIMATE_HOURS}")
-    if due_date is not None and parse_day(due_date, "due_date") < date.fromisoformat(ctx.today):
+    if due_date is not None and require_date(due_date, "due_date") < date.fromisoformat(ctx.today):
         raise InvalidArgumentError(f"due_date {due_date} is in the past (today is {ctx.today})")
     load_user(ctx, reporter_user_id)
     if member_role(ctx, project_id, reporter_user_id) is None:
@@ -569,9 +556,9 @@ def update_task(ctx, task_id: str, title: str | None = None, description: str | 
         raise ConflictError(f"task {task_id} is {task['status']}; reopen it before editing")
     if title is not None and not title.strip():
         raise InvalidArgumentError("title must not be empty")
-    if priority is not None and priority not in PRIORITIES:
-        raise InvalidArgumentError(f"priority must be one of {', '.join(PRIORITIES)}")
-    if due_date is not None and parse_day(due_date, "due_date") < date.fromisoformat(ctx.today):
+    if priority is not None:
+        require_choice(priority, PRIORITIES, "priority")
+    if due_date is not None and require_date(due_date, "due_date") < date.fromisoformat(ctx.today):
         raise InvalidArgumentError(f"due_date {due_date} is in the past (today is {ctx.today})")
     if estimate_hours is not None:
         if estimate_hours < 0 or estimate_hours > MAX_ESTIMATE_HOURS:
@@ -621,8 +608,7 @@ def assign_task(ctx, task_id: str, assignee_user_id: str) -> dict:
 
 def change_task_status(ctx, task_id: str, status: str) -> dict:
     task = load_task(ctx, task_id)
-    if status not in TASK_STATUSES:
-        raise InvalidArgumentError(f"status must be one of {', '.join(TASK_STATUSES)}")
+    require_choice(status, TASK_STATUSES, "status")
     writable_project(ctx, task["project_id"])
     current = task["status"]
     if status not in allowed_next(TASK_TRANSITIONS, current):
@@ -716,8 +702,8 @@ def create_sprint(ctx, project_id: str, name: str, start_date: str, end_date: st
     name = name.strip()
     if not name:
         raise InvalidArgumentError("name must not be empty")
-    start = parse_day(start_date, "start_date")
-    end = parse_day(end_date, "end_date")
+    start = require_date(start_date, "start_date")
+    end = require_date(end_date, "end_date")
     if start < date.fromisoformat(ctx.today):
         raise InvalidArgumentError(f"start_date {start_date} is in the past (today is {ctx.today})")
     length = (end - start).days
@@ -852,7 +838,7 @@ def log_time(ctx, task_id: str, user_id: str, work_date: str, hours: float, note
         raise NotPermittedError(f"user {user_id} is not a contributing member of {task['project_id']}")
     if user["status"] != "active":
         raise NotPermittedError(f"user {user_id} is deactivated")
-    day = parse_day(work_date, "work_date")
+    day = require_date(work_date, "work_date")
     today = date.fromisoformat(ctx.today)
     if day > today:
         raise InvalidArgumentError(f"work_date {work_date} is in the future")
@@ -968,8 +954,7 @@ def decide_approval(ctx, approval_id: str, approver_user_id: str, decision: str,
     approval = ctx.db.fetch_one("SELECT * FROM approvals WHERE approval_id = ?", (approval_id,))
     if approval is None:
         raise NotFoundError(f"no approval {approval_id}; list approvals with list_approvals")
-    if decision not in ("approved", "rejected"):
-        raise InvalidArgumentError("decision must be approved or rejected")
+    require_choice(decision, ("approved", "rejected"), "decision")
     if approval["approver_user_id"] != approver_user_id:
         raise NotPermittedError(f"approval {approval_id} is assigned to {approval['approver_user_id']}, "
                                 f"not {approver_user_id}")

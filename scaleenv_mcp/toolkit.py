@@ -10,8 +10,9 @@ no I/O, no clock).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from datetime import date
+from typing import Any
 
 from scaleenv_mcp.errors import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
 
@@ -23,6 +24,7 @@ __all__ = [
     "require_choice",
     "require_date",
     "require_page",
+    "require_row",
 ]
 
 
@@ -50,3 +52,14 @@ def require_page(limit: int, offset: int, max_limit: int = 100) -> tuple[int, in
     if offset < 0:
         raise InvalidArgumentError(f"offset must be 0 or more; got {offset}")
     return limit, offset
+
+
+def require_row(ctx: Any, sql: str, params: Sequence[Any], missing: str) -> dict[str, Any]:
+    """The first row of a literal SELECT, or NotFoundError(missing) when there is none.
+
+    The static policy checks ``sql`` at the call site exactly as for ``ctx.db.fetch_one``.
+    """
+    row = ctx.db.fetch_one(sql, params)
+    if row is None:
+        raise NotFoundError(missing)
+    return row

@@ -401,12 +401,15 @@ class _Checker(ast.NodeVisitor):
         if isinstance(func, ast.Attribute) and func.attr in _SQL_METHODS:
             self.sql_callees.add(id(func))
             self.check_sql(node)
+        elif isinstance(func, ast.Name) and func.id == "require_row":  # toolkit.require_row(ctx, sql, params, ...)
+            self.check_sql(node, position=1)
         if isinstance(func, ast.Attribute) and func.attr in _CTX_CLOCK and _is_ctx(func.value):
             self.add(node, "wall_clock", "ctx.now / ctx.today are strings; calling one means ctx is a clock")
         self.generic_visit(node)
 
-    def check_sql(self, call: ast.Call) -> None:
-        sql = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "sql"), None)
+    def check_sql(self, call: ast.Call, position: int = 0) -> None:
+        sql = call.args[position] if len(call.args) > position else next(
+            (k.value for k in call.keywords if k.arg == "sql"), None)
         literals = self.sql_literals(sql)
         if literals is None:
             kind = type(sql).__name__ if sql is not None else "nothing"
@@ -417,7 +420,8 @@ class _Checker(ast.NodeVisitor):
             for rule, pattern, reason in _SQL_RULES:
                 if pattern.search(text):
                     self.add(node, rule, reason)
-        params = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "params"), None)
+        params = call.args[position + 1] if len(call.args) > position + 1 else next(
+            (k.value for k in call.keywords if k.arg == "params"), None)
         for node in ast.walk(params) if params is not None else ():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and _NOW_STRING.fullmatch(node.value):
                 self.add(node, "wall_clock", f"SQL parameter {node.value!r} reads the host clock or time zone; use ctx.now")

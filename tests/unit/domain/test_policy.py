@@ -238,3 +238,14 @@ def test_public_api_is_pinned() -> None:
         "check_policy",
     ]
     assert policy.POLICY_VERSION
+
+
+def test_require_row_sql_is_checked_like_fetch_one():
+    from scaleenv_mcp.domain.policy import check_policy
+
+    ok = ("from scaleenv_mcp.toolkit import require_row\n\n"
+          "def get_x(ctx, x_id: str) -> dict:\n"
+          "    return require_row(ctx, 'SELECT * FROM xs WHERE x_id = ?', (x_id,), f'no x {x_id}')\n")
+    bad = ok.replace("'SELECT * FROM xs WHERE x_id = ?'", "f'SELECT * FROM xs WHERE x_id = {x_id}'")
+    assert check_policy(ok).ok
+    assert [v.rule for v in check_policy(bad).violations] == ["sql_not_literal"]

@@ -314,13 +314,15 @@ def new_enrolment(learner_id: str, cid: str, status: str, enrolled_on: date, cou
             discount = price * cpn["percent_off"] // 100
             cpn["times_used"] += 1
     due = price - discount
+    if due == 0 and status == "pending_payment":
+        status = "active"  # nothing to pay: active at once, as enrol_learner does
     paid_on = None
     paid = 0
     method = None
     if status in ("active", "completed", "withdrawn_paid"):
         paid_on = enrolled_on + timedelta(days=rng.randint(0, 3))
         paid = due
-        method = "coupon" if due == 0 else rng.choice(("card", "card", "paypal", "bank_transfer"))
+        method = rng.choice(("card", "card", "paypal", "bank_transfer")) if due else ("coupon" if cpn else None)
     e = {"enrolment_id": ident("ENR", len(enrolments) + 1), "learner_id": learner_id, "course_id": cid,
          "status": "withdrawn" if status.startswith("withdrawn") else status, "enrolled_on": iso(enrolled_on),
          "list_price_cents": price, "coupon_id": cpn["coupon_id"] if cpn else None, "discount_cents": discount,

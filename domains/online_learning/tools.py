@@ -4,7 +4,6 @@ run coursework (assignments, grading, quizzes), issue certificates and handle re
 Money is USD cents, dates YYYY-MM-DD, timestamps YYYY-MM-DDTHH:MM:SS, grades whole percent.
 """
 
-from json import dumps
 from datetime import date, datetime, timedelta
 from re import fullmatch
 
@@ -21,7 +20,6 @@ from scaleenv_mcp.toolkit import (
 LATE_ENROLMENT_DAYS = 14
 REFUND_WINDOW_DAYS = 14
 LATE_PENALTY_PERCENT = 10
-SEAT_HOLDING = ("pending_payment", "active", "completed")
 PAYMENT_METHODS = ("card", "paypal", "bank_transfer")
 LESSON_KINDS = ("video", "reading", "lab")
 CODE_PATTERN = "^[A-Z0-9][A-Z0-9-]{3,19}$"
@@ -112,8 +110,8 @@ def _enrol_problems(ctx, learner: dict, course: dict) -> list:
         problems.append(("conflict", f"course {course['course_id']} is full ({course['seat_limit']} seats)"))
     held = ctx.db.fetch_one(
         "SELECT e.enrolment_id, e.status FROM enrolments e JOIN courses c ON c.course_id = e.course_id "
-        "WHERE e.learner_id = ? AND c.code = ? AND e.status IN (SELECT value FROM json_each(?)) "
-        "ORDER BY e.enrolment_id", (learner["learner_id"], course["code"], dumps(SEAT_HOLDING)))
+        "WHERE e.learner_id = ? AND c.code = ? AND e.status IN ('pending_payment', 'active', 'completed') "
+        "ORDER BY e.enrolment_id", (learner["learner_id"], course["code"]))
     if held is not None:
         problems.append(("conflict", f"learner already has {held['status']} enrolment {held['enrolment_id']} "
                                      f"in {course['code']}"))

@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from scaleenv_mcp.cli import bench, call, inspect, serve, validate
+    from scaleenv_mcp.cli import bench, call, forwarded, inspect, serve, validate
 
     app.command("serve")(serve.serve)
     app.command("domains")(inspect.domains)
@@ -19,3 +19,5 @@ def register(app: typer.Typer) -> None:
     app.command("shell")(call.shell)
     app.command("validate")(validate.validate)
     app.command("bench")(bench.bench)
+    for name, command in (("eval", forwarded.eval_command),):
+        app.command(name, add_help_option=False, context_settings=forwarded.FORWARDED_SETTINGS)(command)

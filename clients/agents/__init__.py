@@ -1,0 +1,27 @@
+"""Agents the eval clients can run: oracle, noop, random and openai (function calling over MCP)."""
+
+from __future__ import annotations
+
+from clients.agents.base import Agent, AgentView
+from clients.agents.baselines import NoopAgent, OracleAgent
+from clients.agents.openai_agent import OpenAIAgent
+from clients.agents.random_agent import RandomAgent
+from clients.llm import LLMClient
+from clients.specs import RoleSpec
+from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.errors import UsageError
+
+__all__ = ["Agent", "AgentView", "NoopAgent", "OpenAIAgent", "OracleAgent", "RandomAgent", "build_agent"]
+
+
+def build_agent(spec: RoleSpec, view: AgentView, task: Task, llm: LLMClient | None) -> Agent:
+    """The agent ``spec`` names, for one episode. Only the oracle is given the task."""
+    if spec.kind == "oracle":
+        return OracleAgent(task)
+    if spec.kind == "noop":
+        return NoopAgent()
+    if spec.kind == "random":
+        return RandomAgent(view)
+    if spec.kind == "openai" and llm is not None and spec.model:
+        return OpenAIAgent(view, llm, spec.model)
+    raise UsageError(f"cannot build agent {spec}")

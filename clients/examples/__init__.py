@@ -1,0 +1,1 @@
+"""Runnable examples of the clients' APIs (docs/eval.md walks through them)."""

@@ -1,0 +1,78 @@
+"""Where the eval clients get a host: a remote one (``--url``/``--control-url``) or their own.
+
+Without URLs, ``scaleenv eval`` (and the gym's ``local`` constructors) start an in-process
+host with real loopback listeners, exactly what ``scaleenv serve`` runs, so evaluation always
+goes through the control API and MCP over HTTP. This module must not run episodes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from scaleenv_mcp.control_client import ControlClient
+from scaleenv_mcp.errors import UsageError
+
+__all__ = ["HostConnection", "connect"]
+
+
+@dataclass(frozen=True)
+class HostConnection:
+    control: ControlClient
+    host_version: str  # the package version of a host we started; "remote (control API vN)" otherwise
+    agent_url: str | None  # the agent listener as this client must reach it (--url), if it differs
+
+    def episode_url(self, served: str) -> str:
+        """The MCP URL of an episode: the control API's, re-based on ``--url`` for a remote host
+        (a host behind a proxy or a port forward names itself by an address we cannot reach)."""
+        if not self.agent_url:
+            return served
+        path = urlsplit(served).path
+        return self.agent_url.rstrip("/") + path
+
+
+@contextlib.asynccontextmanager
+async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, url: str | None = None,
+                  control_url: str | None = None, token_file: Path | None = None,
+                  workers: int | None = None) -> AsyncIterator[HostConnection]:
+    """A control client of a remote host, or of a host started here for ``domains``.
+
+    Raises:
+        UsageError: only one of url/control_url given, or no token file for a remote host.
+    """
+    if url or control_url:
+        if not (url and control_url and token_file):
+            raise UsageError("a remote host needs --url, --control-url and --token-file together")
+        async with ControlClient(control_url, token_file=token_file) as control:
+            yield HostConnection(control, await _remote_version(control_url), url)
+        return
+    import scaleenv_mcp
+    from scaleenv_mcp.host.host import Host
+    from scaleenv_mcp.host.listeners import serving
+    from scaleenv_mcp.settings import HostSettings
+
+    with tempfile.TemporaryDirectory(prefix="scaleenv-eval-") as scratch:
+        settings = HostSettings.from_env(port=0, control_port=0, token_file=Path(scratch) / "control-token",
+                                         workers=workers)
+        async with (Host.running(settings, domain_dirs or None, domains) as host, serving(host) as listeners,
+                    ControlClient(listeners.control_url, listeners.token) as control):
+            missing = sorted(set(host.load_errors) & {Path(d).name for d in domains})
+            if missing:
+                raise UsageError("; ".join(f"domain {slug} is not served: {host.load_errors[slug]}" for slug in missing))
+            yield HostConnection(control, scaleenv_mcp.__version__, None)
+
+
+async def _remote_version(control_url: str) -> str:
+    import httpx
+
+    try:
+        async with httpx.AsyncClient(timeout=10) as http:
+            response = await http.get(f"{control_url.rstrip('/')}/openapi.json")
+        return f"remote (control API v{response.json()['info']['version']})"
+    except Exception:  # noqa: BLE001 - the stamp is informative only
+        return "remote (unknown version)"
+

@@ -1,0 +1,107 @@
+"""The run's configuration, its stamps and ``results.json``: the models and how results are built.
+
+``results.json`` keeps the headline numbers under stable top-level keys (``avg@k``,
+``pass@k``, ``pass^k``: overall values) and the detail under ``overall`` and ``domains``.
+Infrastructure failures are listed one by one, apart from the scores. The stamp says what
+produced the numbers: agent and user (models included), host version, task-set hash.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from clients.metrics import GroupMetrics, summarise
+from clients.models import EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
+
+__all__ = ["EvalConfig", "EvalResults", "InfraFailure", "RunRecord", "RunStamp", "build_results"]
+
+
+class EvalConfig(BaseModel):
+    """Everything ``scaleenv eval`` takes; the Python API (``run_eval``) takes the same."""
+
+    domains: list[str] = Field(description="Domain slugs or paths to domain folders.")
+    domain_dirs: list[Path] = Field(default_factory=list, description="Extra folders to find domains in.")
+    split: Literal["train", "test"] | None = Field(default=None, description="Only tasks of this split.")
+    tasks: str | None = Field(default=None, description="Comma-separated globs on task ids (or domain/id).")
+    agent: str = Field(description="oracle | noop | random | openai:MODEL")
+    user: str = Field(default="scripted", description="scripted | openai:MODEL")
+    trials: int = Field(default=1, ge=1, description="Trials per task (k of avg@k, pass@k, pass^k).")
+    concurrency: int = Field(default=4, ge=1, description="Episodes run at once.")
+    seed: int = Field(default=0, description="Root seed; each episode's seed derives from it, its task and trial.")
+    out: Path = Field(description="Run folder (episodes.jsonl, traces.jsonl, results.json, run.json).")
+    base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint for openai: roles.")
+    url: str | None = Field(default=None, description="Agent listener of a running host (else one is started).")
+    control_url: str | None = Field(default=None, description="Control listener of that host.")
+    token_file: Path | None = Field(default=None, description="Control token file of that host.")
+    resume: bool = Field(default=False, description="Continue the run in --out, skipping finished episodes.")
+    max_turns: int = Field(default=20, ge=1, description="Agent messages per episode.")
+    max_calls: int = Field(default=50, ge=0, description="Tool calls per episode.")
+    call_timeout: float = Field(default=60.0, gt=0, description="Seconds per tool call.")
+    temperature: float = Field(default=0.0, description="LLM sampling temperature.")
+    llm_retries: int = Field(default=3, ge=0, description="Retries of a failed LLM request.")
+    llm_backoff: float = Field(default=1.0, ge=0, description="First LLM retry delay, seconds.")
+    llm_cache: bool = Field(default=True, description="Cache LLM responses on disk for exact reruns.")
+    cache_dir: Path | None = Field(default=None, description="LLM cache folder (default: OUT/llm-cache).")
+    workers: int | None = Field(default=None, description="Worker processes of a host started here.")
+
+
+# Fields that define the work and its numbers: a resumed run must agree on all of them.
+RESUME_KEYS = ("split", "tasks", "agent", "user", "trials", "seed", "max_turns", "max_calls", "temperature")
+
+
+class RunStamp(BaseModel):
+    agent: str
+    user: str
+    agent_model: str | None
+    user_model: str | None
+    host_version: str
+    clients_version: str
+    task_set_hash: str
+    domain_hashes: dict[str, str]
+    tasks: int
+    trials: int
+    seed: int
+
+
+class RunRecord(BaseModel):
+    """``run.json``: how the run was made (no secrets: API keys are never written)."""
+
+    config: EvalConfig
+    stamp: RunStamp
+
+
+class InfraFailure(BaseModel):
+    key: str
+    kind: InfraKind
+    message: str
+
+
+class EvalResults(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    k: int
+    avg_at_k: float = Field(alias="avg@k", description="Overall Avg@k (mean reward).")
+    pass_at_k: float = Field(alias="pass@k", description="Overall Pass@k (unbiased).")
+    pass_hat_k: float = Field(alias="pass^k", description="Overall Pass^k (unbiased).")
+    overall: GroupMetrics
+    domains: dict[str, GroupMetrics]
+    infra_failures: list[InfraFailure] = Field(description="Episodes not scored, and why (never counted as 0).")
+    agent_tokens: TokenUsage
+    user_tokens: TokenUsage
+    stamp: RunStamp
+
+
+def build_results(records: list[EpisodeRecord], stamp: RunStamp, k: int, seed: int) -> EvalResults:
+    overall, domains = summarise(records, k, seed)
+    ordered = sorted(records, key=lambda r: r.key)
+    agent_tokens, user_tokens = TokenUsage(), TokenUsage()
+    for record in ordered:
+        agent_tokens, user_tokens = agent_tokens.add(record.agent_tokens), user_tokens.add(record.user_tokens)
+    failures = [InfraFailure(key=r.key, kind=r.infra.kind, message=r.infra.message)
+                for r in ordered if r.status is EpisodeStatus.infra_failure and r.infra is not None]
+    return EvalResults(k=k, avg_at_k=overall.avg_at_k.value, pass_at_k=overall.pass_at_k.value,
+                       pass_hat_k=overall.pass_hat_k.value, overall=overall, domains=domains,
+                       infra_failures=failures, agent_tokens=agent_tokens, user_tokens=user_tokens, stamp=stamp)

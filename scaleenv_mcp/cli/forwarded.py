@@ -1,0 +1,25 @@
+"""``scaleenv eval`` and ``scaleenv generate``: their options live with their layers (clients/,
+generator/), so these commands parse nothing and hand their raw arguments over, importing
+that layer only when the command runs (``scaleenv serve`` never loads openai)."""
+
+from __future__ import annotations
+
+import typer
+
+__all__ = ["FORWARDED_SETTINGS", "eval_command", "generate_command"]
+
+FORWARDED_SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True}
+
+
+def eval_command(ctx: typer.Context) -> None:
+    """Evaluate an agent over MCP with a simulated user: avg@k, pass@k, pass^k (`scaleenv eval --help`)."""
+    from clients.cli import main
+
+    main(list(ctx.args))
+
+
+def generate_command(ctx: typer.Context) -> None:
+    """Grow a new, validated domain from a keyword with any OpenAI-compatible LLM (`scaleenv generate --help`)."""
+    from generator.cli import main
+
+    main(list(ctx.args))

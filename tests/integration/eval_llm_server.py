@@ -1,0 +1,136 @@
+"""A loopback OpenAI-compatible chat server that plays both the agent and the user, for eval tests.
+
+Real HTTP, real ``openai`` client, no mocks of our code. It reads a scenario (JSON file given
+at start) mapping each task's opening message to the task's gold actions:
+
+    {"agent_model": "test-agent", "user_model": "test-user", "delay": 0.0,
+     "tasks": {"<opening>": {"actions": [{"tool": ..., "arguments": {...}}], "fail": false,
+                             "ask_first": true}}}
+
+As the agent (``agent_model``) it finds the opening in the conversation, optionally asks a
+question first, then returns one tool call per request following the gold actions (two in
+one reply when ``parallel`` is set), then a final message wrapped around a private
+``<think>`` block. As the user (``user_model``) it answers questions with a scripted line
+and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
+request of that task answer 500. Every request is logged (``requests``) for assertions.
+
+    with serve_llm(scenario_path) as server:
+        server.base_url, server.requests
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+PRIVATE = "PRIVATE-PLAN"
+FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done, your request has been completed."
+QUESTION = f"<think>{PRIVATE}: confirm first.</think>Could you confirm the details, please?"
+
+
+def _completion(model: str, message: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}}
+
+
+class ScenarioServer:
+    def __init__(self, scenario: dict[str, Any]) -> None:
+        self.scenario = scenario
+        self.requests: list[dict[str, Any]] = []
+        self.base_url = ""
+
+    def _task(self, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
+        for message in messages:
+            text = message.get("content") or ""
+            if text in self.scenario["tasks"]:
+                return text, self.scenario["tasks"][text]
+        return None
+
+    def _agent(self, messages: list[dict[str, Any]], task: dict[str, Any]) -> dict[str, Any]:
+        done = sum(len(m.get("tool_calls") or []) for m in messages if m["role"] == "assistant")
+        users = sum(1 for m in messages if m["role"] == "user")
+        if task.get("ask_first") and users == 1 and done == 0:
+            return {"role": "assistant", "content": QUESTION}
+        actions = task["actions"]
+        if done < len(actions):
+            batch = actions[done:done + (2 if task.get("parallel") else 1)]
+            return {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{done + i}", "type": "function",
+                 "function": {"name": a["tool"], "arguments": json.dumps(a["arguments"])}} for i, a in enumerate(batch)]}
+        return {"role": "assistant", "content": FINAL}
+
+    @staticmethod
+    def _user(messages: list[dict[str, Any]]) -> dict[str, Any]:
+        last = messages[-1].get("content") or ""
+        if "completed" in last:
+            return {"role": "assistant", "content": "<think>satisfied</think>###STOP###"}
+        return {"role": "assistant", "content": "Yes, those details are right. Please go ahead."}
+
+    async def chat(self, request: Request) -> JSONResponse:
+        body = await request.json()
+        self.requests.append(body)
+        messages = body.get("messages", [])
+        found = self._task(messages)
+        if self.scenario.get("delay"):
+            await asyncio.sleep(self.scenario["delay"])
+        if found is None:
+            return JSONResponse({"error": {"message": "unknown scenario"}}, status_code=400)
+        _, task = found
+        if task.get("fail"):
+            return JSONResponse({"error": {"message": "scripted outage"}}, status_code=500)
+        if body["model"] == self.scenario["agent_model"]:
+            message = self._agent(messages, task)
+        elif body["model"] == self.scenario["user_model"]:
+            message = self._user(messages)
+        else:
+            return JSONResponse({"error": {"message": f"unknown model {body['model']}"}}, status_code=404)
+        return JSONResponse(_completion(body["model"], message, len(json.dumps(messages)) // 4))
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
+
+
+@contextlib.contextmanager
+def serve_llm(scenario_path: Path) -> Iterator[ScenarioServer]:
+    """Serve the scenario on 127.0.0.1 (a free port) from a background thread."""
+    server = ScenarioServer(json.loads(Path(scenario_path).read_text()))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    server.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    runner = uvicorn.Server(uvicorn.Config(server.app(), log_level="warning", access_log=False, lifespan="off"))
+    thread = threading.Thread(target=runner.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not runner.started and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        yield server
+    finally:
+        runner.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset(), ask_first: bool = True,
+                   parallel: set[str] = frozenset(), delay: float = 0.0) -> Path:
+    """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
+    scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "tasks": {
+        t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
+                         "parallel": t.id in parallel} for t in tasks}}
+    path.write_text(json.dumps(scenario, indent=1))
+    return path

@@ -1,0 +1,94 @@
+"""``scaleenv eval`` as users run it (a subprocess): kill and resume, exit codes, the summary.
+
+The kill test stops a real eval mid-run with SIGKILL (its whole process group: the host's
+workers too), resumes it, and proves from the LLM server's request log that no finished
+episode was run again (the LLM cache is off, so every rerun would show up there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from clients.cli import app
+from scaleenv_mcp.domain.loader import load_domain
+from tests.integration.eval_llm_server import serve_llm, write_scenario
+from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
+
+SCALEENV = [sys.executable, "-m", "scaleenv_mcp"]
+
+
+def _eval(*args: str, **kwargs) -> subprocess.Popen:
+    return subprocess.Popen([*SCALEENV, "eval", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, **kwargs)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_a_killed_eval_resumes_without_rerunning_finished_episodes(library: Path, tmp_path: Path):
+    tasks = load_domain(library / "tiny_library").tasks
+    scenario = write_scenario(tmp_path / "scenario.json", list(tasks.values()), delay=0.03)
+    out = tmp_path / "run"
+    with serve_llm(scenario) as server:
+        args = ["--domains", str(library / "tiny_library"), "--agent", "openai:test-agent", "--user", "openai:test-user",
+                "--base-url", server.base_url, "--trials", "2", "--concurrency", "1", "--no-llm-cache", "--out", str(out)]
+        first = _eval(*args)
+        deadline = time.monotonic() + 60
+        while len(_lines(out / "episodes.jsonl")) < 2 and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(first.pid, signal.SIGKILL)  # the eval and the host workers it started
+        first.communicate()
+        before = _lines(out / "episodes.jsonl")
+        assert 2 <= len(before) < 8, "the eval must be killed mid-run"
+
+        second = _eval(*args, "--resume")
+        stdout, stderr = second.communicate(timeout=120)
+        assert second.returncode == 0, stderr
+        requests = list(server.requests)
+
+    after = _lines(out / "episodes.jsonl")
+    assert after[:len(before)] == before  # finished episodes untouched
+    records = [json.loads(line) for line in after]
+    assert sorted(r["key"] for r in records) == sorted(f"tiny_library/{t}#{i}" for t in tasks for i in range(2))
+    assert all(r["status"] == "completed" and r["reward"] == 1.0 for r in records)
+    assert f"[1/{8 - len(before)}]" in stderr and f"[{8 - len(before)}/{8 - len(before)}]" in stderr
+    for record in map(json.loads, before):  # one episode's worth of agent requests, not two
+        asked = [r for r in requests if r["model"] == "test-agent" and r["seed"] == record["seed"]]
+        assert len(asked) == len(tasks[record["task_id"]].actions) + 2, record["key"]
+    results = json.loads((out / "results.json").read_text())
+    assert results["pass^k"] == 1.0 and results["overall"]["episodes"] == 8
+    assert "pass^2" in stdout and "tiny_library" in stdout
+
+    # --regrade needs only the run folder: it starts a host, replays the saved calls, scores them again.
+    regraded = CliRunner().invoke(app, ["--regrade", "--out", str(out)])
+    assert regraded.exit_code == 0, regraded.output
+    assert "regraded 8 episode(s) from saved traces; 0 reward(s) changed" in regraded.output
+
+
+def test_exit_codes_usage_and_harness_failure(library: Path, tmp_path: Path):
+    """In-process through the same typer app (the subprocess test above covers the entry point)."""
+    domain = str(library / "tiny_library")
+    runner = CliRunner()
+    bad_agent = runner.invoke(app, ["--domains", domain, "--agent", "gpt", "--out", str(tmp_path / "a")])
+    assert bad_agent.exit_code == 2 and "--agent" in bad_agent.output
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "run.json").write_text("{}")
+    busy = runner.invoke(app, ["--domains", domain, "--agent", "oracle", "--out", str(tmp_path / "busy")])
+    assert busy.exit_code == 2 and "--resume" in busy.output
+    # A host that is not there: every episode is an infrastructure failure, so the harness failed.
+    (tmp_path / "token").write_text("t\n")
+    dead = runner.invoke(app, ["--domains", domain, "--agent", "oracle", "--tasks", "lend-*", "--url",
+                               "http://127.0.0.1:9", "--control-url", "http://127.0.0.1:9",
+                               "--token-file", str(tmp_path / "token"), "--out", str(tmp_path / "dead")])
+    assert dead.exit_code == 3, dead.output
+    records = [json.loads(x) for x in _lines(tmp_path / "dead" / "episodes.jsonl")]
+    assert len(records) == 2 and {(r["status"], r["infra"]["kind"]) for r in records} == {("infra_failure", "transport")}

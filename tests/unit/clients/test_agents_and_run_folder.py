@@ -1,0 +1,61 @@
+"""Random agent arguments, role specs, the --domains spelling, and a run folder that survives a kill."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from clients.agents.random_agent import sample_value
+from clients.cli import spread_domains
+from clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace
+from clients.specs import AGENT_KINDS, USER_KINDS, parse_role
+from clients.store import RunStore
+from scaleenv_mcp.errors import UsageError
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library" / "domain.json"
+
+
+def test_random_arguments_satisfy_every_tool_schema_and_follow_the_seed():
+    tools = json.loads(FIXTURE.read_text())["tools"]
+    extra = {"type": "object", "required": ["n", "tags", "when"], "properties": {
+        "n": {"type": "integer", "minimum": 3, "maximum": 5}, "tags": {"type": "array", "items": {"enum": ["a", "b"]}},
+        "when": {"type": "string", "format": "date"}, "x": {"type": ["number", "null"]}}}
+    for seed in range(20):
+        for schema in [t["input_schema"] for t in tools] + [extra]:
+            value = sample_value(schema, random.Random(seed), ["MEM-00001", "BK-00003"])
+            jsonschema.validate(value, schema)
+            assert value == sample_value(schema, random.Random(seed), ["MEM-00001", "BK-00003"])
+
+
+def test_role_specs():
+    assert str(parse_role("openai:gpt-4.1-mini", AGENT_KINDS, "--agent")) == "openai:gpt-4.1-mini"
+    assert parse_role("oracle", AGENT_KINDS, "--agent").model is None
+    for bad, allowed in (("openai", AGENT_KINDS), ("oracle:x", AGENT_KINDS), ("oracle", USER_KINDS), ("gpt", AGENT_KINDS)):
+        with pytest.raises(UsageError):
+            parse_role(bad, allowed, "--agent")
+
+
+def test_domains_take_several_values_after_one_flag():
+    assert spread_domains(["--domains", "a", "b", "--agent", "oracle", "--domains", "c"]) == [
+        "--domains", "a", "--domains", "b", "--agent", "oracle", "--domains", "c"]
+
+
+def _record(key: str, reward: float) -> EpisodeRecord:
+    return EpisodeRecord(key=key, domain="d", task_id=key, trial=0, seed=1, status=EpisodeStatus.completed, reward=reward)
+
+
+def test_a_torn_last_line_is_cut_and_the_last_record_of_a_key_wins(tmp_path: Path):
+    store = RunStore(tmp_path / "run")
+    store.prepare()
+    store.append(_record("a", 1.0), EpisodeTrace(key="a", domain="d", task_id="a", trial=0))
+    with store.records_path.open("a") as handle:
+        handle.write('{"key": "b", "dom')  # killed mid-write
+    store.prepare()  # what a resumed run does first
+    store.append(_record("b", 0.0), EpisodeTrace(key="b", domain="d", task_id="b", trial=0))
+    store.append(_record("a", 0.0), EpisodeTrace(key="a", domain="d", task_id="a", trial=0))
+    assert {k: r.reward for k, r in store.records().items()} == {"a": 0.0, "b": 0.0}
+    assert all(json.loads(line) for line in store.records_path.read_text().splitlines())

@@ -876,7 +876,7 @@ def main() -> None:
     # ---------------------------------------------------------------- messages
     messages: list[dict] = []
     pairs = sorted({(a["patient_id"], a["clinician_id"], a["scheduled_at"]) for a in appointments
-                    if a["status"] in ("completed", "scheduled", "checked_in")}, key=lambda x: x[2])
+                    if a["status"] in ("completed", "scheduled", "checked_in")}, key=lambda x: (x[2], x[0], x[1]))
     topics = [
         ("Question about my prescription", "Should I take this with food? It upsets my stomach a little.",
          "Yes, take it with breakfast. If the nausea lasts more than a week, let me know."),
@@ -893,7 +893,7 @@ def main() -> None:
          "Thanks, those are improving. Keep logging daily."),
     ]
     chosen = rng.sample(pairs, 34)
-    for patient_id, clinician_id, when in sorted(chosen, key=lambda x: x[2]):
+    for patient_id, clinician_id, when in sorted(chosen, key=lambda x: (x[2], x[0], x[1])):
         subject, question, answer = rng.choice(topics)
         visit = datetime.fromisoformat(when)
         # patients write between 07:00 and 22:00: after a past visit, or before an upcoming one

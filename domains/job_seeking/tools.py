@@ -278,9 +278,9 @@ def create_resume(ctx, candidate_id: str, title: str, summary: str) -> dict:
     if len(summary) < MIN_SUMMARY_CHARS:
         raise InvalidArgumentError(f"summary must be at least {MIN_SUMMARY_CHARS} characters")
     counts = ctx.db.fetch_one(
-        "SELECT coalesce(max(version), 0) AS top, sum(status <> 'archived') AS active FROM resumes "
+        "SELECT coalesce(max(version), 0) AS top, coalesce(sum(status <> 'archived'), 0) AS active FROM resumes "
         "WHERE candidate_id = ?", (candidate_id,))
-    if (counts["active"] or 0) >= MAX_ACTIVE_RESUMES:
+    if counts["active"] >= MAX_ACTIVE_RESUMES:
         raise ConflictError(f"candidate already has {MAX_ACTIVE_RESUMES} draft or final resumes; archive one first")
     resume_id = ctx.new_id("RES")
     version = counts["top"] + 1
@@ -378,7 +378,8 @@ def get_job(ctx, job_id: str) -> dict:
 
 def match_jobs_for_candidate(ctx, candidate_id: str, limit: int = 10) -> dict:
     candidate = _candidate(ctx, candidate_id)
-    require_page(limit, 0, 50)
+    if limit < 1 or limit > 50:
+        raise InvalidArgumentError(f"limit must be between 1 and 50; got {limit}")
     have = {r["skill"] for r in ctx.db.fetch_all(
         "SELECT lower(skill_name) AS skill FROM candidate_skills WHERE candidate_id = ?", (candidate_id,))}
     jobs = ctx.db.fetch_all(

@@ -78,10 +78,13 @@ def check_coverage(manifest: DomainManifest, cases: list[ToolCase]) -> list[Find
 def check_conformance(manifest: DomainManifest, records: list[CaseRecord]) -> list[Finding]:
     """Observed reads and writes must be declared in the manifest."""
     findings = []
+    # Only the domain's tables count: SQLite's own (sqlite_master) and table-valued functions
+    # (json_each) show up in the authorizer's log but are not the domain's state.
+    tables = {t.name for t in manifest.tables}
     for tool in manifest.tools:
         mine = [r for r in records if r.tool == tool.name]
-        reads = set().union(*(r.reads for r in mine)) if mine else set()
-        writes = set().union(*(r.writes for r in mine)) if mine else set()
+        reads = set().union(*(r.reads for r in mine)) & tables if mine else set()
+        writes = set().union(*(r.writes for r in mine)) & tables if mine else set()
         if writes - set(tool.writes):
             findings.append(Finding(check="conformance", file="domain.json", tool=tool.name,
                                     reason=f"writes {sorted(writes - set(tool.writes))} not declared in writes"))

@@ -525,13 +525,17 @@ while ref_n < used_count + 16:
 referrals.sort(key=lambda r: r["referral_id"])
 
 # ----------------------------------------------------------------------------- reminders
-REMINDER_TEXT = [
-    "Follow up with the recruiter about next steps for {title}",
-    "Send a thank-you note after the {title} interview",
-    "Prepare system design examples for {title}",
-    "Check whether {company} has replied to the {title} application",
-    "Review the offer details for {title} before the deadline",
-]
+REMINDER_TEXT = {  # by application stage
+    "applied": ["Check whether {company} has replied to the {title} application",
+                "Follow up with the recruiter about next steps for {title}"],
+    "screening": ["Follow up with the recruiter about next steps for {title}",
+                  "Prepare questions for the {title} screening call"],
+    "interview": ["Send a thank-you note after the {title} interview",
+                  "Prepare system design examples for {title}"],
+    "offer": ["Review the offer details for {title} before the deadline"],
+    "closed": ["Ask {company} for feedback on the {title} application",
+               "Send a thank-you note to the {company} recruiter"],
+}
 GENERAL_TEXT = ["Update LinkedIn headline", "Ask a former manager for a recommendation letter",
                 "Refresh portfolio with the latest project", "Practice salary negotiation talking points"]
 rem_n = 0
@@ -547,7 +551,8 @@ for cand in candidates:
         if app:
             job = jobs_by_id[app["job_id"]]
             company = companies[int(job["company_id"][-5:]) - 1]
-            message = rng.choice(REMINDER_TEXT).format(title=job["title"], company=company["name"])
+            texts = REMINDER_TEXT.get(app["stage"], REMINDER_TEXT["closed"])
+            message = rng.choice(texts).format(title=job["title"], company=company["name"])
         else:
             message = rng.choice(GENERAL_TEXT)
         reminders.append({"reminder_id": ident("REM", rem_n), "candidate_id": cid,

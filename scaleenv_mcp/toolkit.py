@@ -23,6 +23,9 @@ __all__ = [
     "NotPermittedError",
     "require_choice",
     "require_date",
+    "optional_choice",
+    "optional_date",
+    "paginate",
     "require_page",
     "require_row",
 ]
@@ -63,3 +66,19 @@ def require_row(ctx: Any, sql: str, params: Sequence[Any], missing: str) -> dict
     if row is None:
         raise NotFoundError(missing)
     return row
+
+
+def optional_choice(value: str | None, choices: Collection[str], name: str) -> str | None:
+    """``require_choice`` for optional filters: None passes through."""
+    return None if value is None else require_choice(value, choices, name)
+
+
+def optional_date(value: str | None, name: str) -> str | None:
+    """``require_date`` for optional filters: None passes through; a date comes back as ISO text."""
+    return None if value is None else require_date(value, name).isoformat()
+
+
+def paginate(rows: list[dict[str, Any]], limit: int, offset: int, max_limit: int = 100) -> dict[str, Any]:
+    """One page of ``rows`` as ``{"items": [...], "total": n}``, after checking the paging arguments."""
+    require_page(limit, offset, max_limit)
+    return {"items": rows[offset:offset + limit], "total": len(rows)}

@@ -12,9 +12,9 @@ from scaleenv_mcp.toolkit import (
     InvalidArgumentError,
     NotFoundError,
     NotPermittedError,
+    paginate,
     require_choice,
     require_date,
-    require_page,
 )
 
 OPEN_STAGES = ("applied", "screening", "interview", "offer")
@@ -103,11 +103,6 @@ def _offer(ctx, offer_id: str) -> dict:
     return row
 
 
-def _page(rows: list, limit: int, offset: int) -> dict:
-    require_page(limit, offset)
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
-
-
 def _accepting(ctx, job: dict) -> None:
     """Conflict unless the posting takes applications today."""
     if job["status"] != "open" or job["closes_on"] < ctx.today or job["hiring_status"] != "hiring":
@@ -185,7 +180,7 @@ def find_candidates(ctx, name: str | None = None, city: str | None = None, skill
         "AND (? IS NULL OR EXISTS (SELECT 1 FROM candidate_skills s WHERE s.candidate_id = c.candidate_id "
         "AND lower(s.skill_name) = lower(?))) ORDER BY c.candidate_id",
         (name, name, city, city, status, status, skill, skill))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_candidate(ctx, candidate_id: str) -> dict:
@@ -362,7 +357,7 @@ def search_jobs(ctx, text: str | None = None, company_id: str | None = None, loc
         "AND lower(s.skill_name) = lower(?))) ORDER BY j.posted_on DESC, j.job_id",
         (text, text, text, company_id, company_id, location, location, work_mode, work_mode, seniority, seniority,
          wanted, wanted, min_salary, min_salary, posted_after, posted_after, skill, skill))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_job(ctx, job_id: str) -> dict:
@@ -528,7 +523,7 @@ def find_applications(ctx, candidate_id: str | None = None, job_id: str | None =
         "ORDER BY a.applied_on DESC, a.application_id",
         (candidate_id, candidate_id, job_id, job_id, company_id, company_id, stage, stage, applied_from, applied_from,
          applied_to, applied_to))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_application(ctx, application_id: str) -> dict:
@@ -587,7 +582,7 @@ def list_interviews(ctx, candidate_id: str | None = None, application_id: str | 
         "AND (? IS NULL OR substr(i.scheduled_at, 1, 10) <= ?) ORDER BY i.scheduled_at, i.interview_id",
         (candidate_id, candidate_id, application_id, application_id, status, status, from_date, from_date,
          to_date, to_date))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def schedule_interview(ctx, application_id: str, interview_type: str, interviewer_name: str, scheduled_at: str,

@@ -12,9 +12,10 @@ from scaleenv_mcp.toolkit import (
     InvalidArgumentError,
     NotFoundError,
     NotPermittedError,
+    optional_date,
+    paginate,
     require_choice,
     require_date,
-    require_page,
 )
 
 LATE_ENROLMENT_DAYS = 14
@@ -38,17 +39,8 @@ ENROLMENT_SQL = (
 
 # -- helpers (not tools) ------------------------------------------------------------------------
 
-def _page(rows: list, limit: int, offset: int) -> dict:
-    require_page(limit, offset)
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
-
-
-def _opt_date(value, name: str):
-    return None if value is None else require_date(value, name).isoformat()
-
-
 def _range(start, end, start_name: str, end_name: str) -> tuple:
-    first, last = _opt_date(start, start_name), _opt_date(end, end_name)
+    first, last = optional_date(start, start_name), optional_date(end, end_name)
     if first is not None and last is not None and first > last:
         raise InvalidArgumentError(f"{start_name} {first} is after {end_name} {last}")
     return first, last
@@ -202,7 +194,7 @@ def find_learners(ctx, name: str | None = None, email: str | None = None, countr
         "WHERE (? IS NULL OR full_name LIKE '%' || ? || '%') AND (? IS NULL OR email LIKE '%' || ? || '%') "
         "AND (? IS NULL OR country = upper(?)) AND (? IS NULL OR status = ?) ORDER BY learner_id",
         (name, name, email, email, country, country, status, status))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_learner(ctx, learner_id: str) -> dict:
@@ -223,7 +215,7 @@ def find_instructors(ctx, name: str | None = None, expertise: str | None = None,
         "WHERE (? IS NULL OR i.full_name LIKE '%' || ? || '%') AND (? IS NULL OR i.expertise = ?) "
         "AND (? IS NULL OR i.status = ?) ORDER BY i.instructor_id",
         (name, name, expertise, expertise, status, status))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def find_courses(ctx, text: str | None = None, code: str | None = None, category: str | None = None,
@@ -241,7 +233,7 @@ def find_courses(ctx, text: str | None = None, code: str | None = None, category
         "AND (? = 0 OR seats_taken < seat_limit) ORDER BY start_date, code, course_id",
         (text, text, text, code, code, category, category, level, level, status, status, instructor_id,
          instructor_id, first, first, last, last, 1 if with_seats_only else 0))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_course_outline(ctx, course_id: str) -> dict:
@@ -286,7 +278,7 @@ def find_enrolments(ctx, learner_id: str | None = None, course_id: str | None = 
         "AND (? IS NULL OR e.enrolled_on >= ?) AND (? IS NULL OR e.enrolled_on <= ?) "
         "ORDER BY e.enrolled_on DESC, e.enrolment_id DESC",
         (learner_id, learner_id, course_id, course_id, status, status, first, first, last, last))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_enrolment(ctx, enrolment_id: str) -> dict:
@@ -487,21 +479,21 @@ def list_refunds(ctx, enrolment_id: str | None = None, status: str | None = None
         "AND (? IS NULL OR r.requested_on >= ?) AND (? IS NULL OR r.requested_on <= ?) "
         "ORDER BY r.requested_on DESC, r.refund_id DESC",
         (enrolment_id, enrolment_id, status, status, first, first, last, last))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 # -- coupons -------------------------------------------------------------------------------------
 
 def find_coupons(ctx, code: str | None = None, course_id: str | None = None, status: str | None = None,
                  valid_on: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    day = _opt_date(valid_on, "valid_on")
+    day = optional_date(valid_on, "valid_on")
     rows = ctx.db.fetch_all(
         "SELECT coupon_id, code, percent_off, course_id, valid_from, valid_until, max_uses, times_used, "
         "max_uses - times_used AS uses_left, status FROM coupons "
         "WHERE (? IS NULL OR code LIKE '%' || ? || '%') AND (? IS NULL OR course_id = ?) "
         "AND (? IS NULL OR status = ?) AND (? IS NULL OR (valid_from <= ? AND valid_until >= ?)) ORDER BY coupon_id",
         (code, code, course_id, course_id, status, status, day, day, day))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def create_coupon(ctx, code: str, percent_off: int, valid_from: str, valid_until: str, max_uses: int,
@@ -568,7 +560,7 @@ def find_submissions(ctx, assignment_id: str | None = None, enrolment_id: str | 
         (assignment_id, assignment_id, enrolment_id, enrolment_id, learner_id, learner_id, status, status))
     for row in rows:
         row["is_late"] = bool(row["is_late"])
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def submit_assignment(ctx, enrolment_id: str, assignment_id: str, content_url: str) -> dict:
@@ -751,7 +743,7 @@ def find_certificates(ctx, learner_id: str | None = None, course_id: str | None 
         "AND (? IS NULL OR t.issued_on >= ?) AND (? IS NULL OR t.issued_on <= ?) "
         "ORDER BY t.issued_on DESC, t.certificate_id DESC",
         (learner_id, learner_id, course_id, course_id, status, status, first, first, last, last))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def verify_certificate(ctx, verification_code: str) -> dict:

@@ -10,9 +10,10 @@ from scaleenv_mcp.toolkit import (
     InvalidArgumentError,
     NotFoundError,
     NotPermittedError,
+    optional_date,
+    paginate,
     require_choice,
     require_date,
-    require_page,
     require_row,
 )
 
@@ -106,17 +107,6 @@ def _require_trading(ctx, account: dict) -> None:
 def _require_tradable(instrument: dict) -> None:
     if instrument["status"] != "active":
         raise ConflictError(f"{instrument['symbol']} is {instrument['status']}: it cannot be traded now")
-
-
-def _page(rows: list, limit: int, offset: int) -> dict:
-    require_page(limit, offset)
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
-
-
-def _day_or_none(value, name: str):
-    if value is None:
-        return None
-    return require_date(value, name).isoformat()
 
 
 def _choice_or_none(value, choices: tuple, name: str):
@@ -251,7 +241,7 @@ def find_investors(ctx, name: str | None = None, email: str | None = None, count
         "WHERE (? IS NULL OR full_name LIKE '%' || ? || '%') AND (? IS NULL OR lower(email) = lower(?)) "
         "AND (? IS NULL OR country = upper(?)) AND (? IS NULL OR kyc_status = ?) ORDER BY investor_id",
         (name, name, email, email, country, country, kyc_status, kyc_status))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_investor(ctx, investor_id: str) -> dict:
@@ -430,28 +420,28 @@ def list_cash_movements(ctx, account_id: str, movement_type: str | None = None, 
                         date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _account(ctx, account_id)
     _choice_or_none(movement_type, MOVEMENT_TYPES, "movement_type")
-    start, end = _day_or_none(date_from, "date_from"), _day_or_none(date_to, "date_to")
+    start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT movement_id, account_id, movement_type, amount_cents, reference_id, occurred_at, description "
         "FROM cash_movements WHERE account_id = ? AND (? IS NULL OR movement_type = ?) "
         "AND (? IS NULL OR substr(occurred_at, 1, 10) >= ?) AND (? IS NULL OR substr(occurred_at, 1, 10) <= ?) "
         "ORDER BY occurred_at DESC, movement_id DESC",
         (account_id, movement_type, movement_type, start, start, end, end))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def list_transfers(ctx, account_id: str, transfer_type: str | None = None, date_from: str | None = None,
                    date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _account(ctx, account_id)
     _choice_or_none(transfer_type, TRANSFER_TYPES, "transfer_type")
-    start, end = _day_or_none(date_from, "date_from"), _day_or_none(date_to, "date_to")
+    start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT transfer_id, from_account_id, to_account_id, transfer_type, amount_cents, instrument_id, quantity, "
         "requested_at, memo FROM transfers WHERE (from_account_id = ? OR to_account_id = ?) "
         "AND (? IS NULL OR transfer_type = ?) AND (? IS NULL OR substr(requested_at, 1, 10) >= ?) "
         "AND (? IS NULL OR substr(requested_at, 1, 10) <= ?) ORDER BY requested_at DESC, transfer_id DESC",
         (account_id, account_id, transfer_type, transfer_type, start, start, end, end))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 # -- instruments and positions ---------------------------------------------------------------------
@@ -469,7 +459,7 @@ def find_instruments(ctx, text: str | None = None, asset_type: str | None = None
         "AND (? IS NULL OR price_cents >= ?) AND (? IS NULL OR price_cents <= ?) ORDER BY symbol",
         (text, text, text, asset_type, asset_type, sector, sector, exchange, exchange, status, status,
          min_price_cents, min_price_cents, max_price_cents, max_price_cents))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_instrument(ctx, instrument_id: str) -> dict:
@@ -564,7 +554,7 @@ def find_orders(ctx, account_id: str | None = None, instrument_id: str | None = 
     _choice_or_none(status, ORDER_STATUSES, "status")
     _choice_or_none(side, SIDES, "side")
     _choice_or_none(order_type, ORDER_TYPES, "order_type")
-    start, end = _day_or_none(placed_from, "placed_from"), _day_or_none(placed_to, "placed_to")
+    start, end = optional_date(placed_from, "placed_from"), optional_date(placed_to, "placed_to")
     rows = ctx.db.fetch_all(
         "SELECT o.order_id, o.account_id, o.instrument_id, i.symbol, o.side, o.order_type, o.quantity, "
         "o.limit_price_cents, o.stop_price_cents, o.time_in_force, o.status, o.placed_at FROM orders o "
@@ -575,7 +565,7 @@ def find_orders(ctx, account_id: str | None = None, instrument_id: str | None = 
         "ORDER BY o.placed_at DESC, o.order_id DESC",
         (account_id, account_id, instrument_id, instrument_id, status, status, side, side, order_type, order_type,
          start, start, end, end))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def get_order(ctx, order_id: str) -> dict:
@@ -677,7 +667,7 @@ def expire_day_orders(ctx, account_id: str) -> dict:
 def list_executions(ctx, account_id: str, instrument_id: str | None = None, date_from: str | None = None,
                     date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _account(ctx, account_id)
-    start, end = _day_or_none(date_from, "date_from"), _day_or_none(date_to, "date_to")
+    start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT e.execution_id, e.order_id, e.account_id, e.instrument_id, i.symbol, e.side, e.quantity, "
         "e.price_cents, e.commission_cents, e.executed_at FROM executions e "
@@ -685,7 +675,7 @@ def list_executions(ctx, account_id: str, instrument_id: str | None = None, date
         "AND (? IS NULL OR e.instrument_id = ?) AND (? IS NULL OR substr(e.executed_at, 1, 10) >= ?) "
         "AND (? IS NULL OR substr(e.executed_at, 1, 10) <= ?) ORDER BY e.executed_at DESC, e.execution_id DESC",
         (account_id, instrument_id, instrument_id, start, start, end, end))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 # -- watchlists and alerts -------------------------------------------------------------------------
@@ -824,7 +814,7 @@ def list_corporate_actions(ctx, instrument_id: str | None = None, action_type: s
                            limit: int = 20, offset: int = 0) -> dict:
     _choice_or_none(action_type, ACTION_TYPES, "action_type")
     _choice_or_none(status, ACTION_STATUSES, "status")
-    start, end = _day_or_none(date_from, "date_from"), _day_or_none(date_to, "date_to")
+    start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT c.action_id, c.instrument_id, i.symbol, c.action_type, c.ex_date, c.pay_date, "
         "c.amount_per_share_cents, c.split_from, c.split_to, c.status, c.processed_at FROM corporate_actions c "
@@ -832,7 +822,7 @@ def list_corporate_actions(ctx, instrument_id: str | None = None, action_type: s
         "AND (? IS NULL OR c.action_type = ?) AND (? IS NULL OR c.status = ?) AND (? IS NULL OR c.ex_date >= ?) "
         "AND (? IS NULL OR c.ex_date <= ?) ORDER BY c.ex_date, c.action_id",
         (instrument_id, instrument_id, action_type, action_type, status, status, start, start, end, end))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def _action(ctx, action_id: str, kind: str) -> dict:

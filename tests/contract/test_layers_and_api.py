@@ -24,7 +24,8 @@ def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
     from scaleenv_mcp import toolkit
 
     assert sorted(toolkit.__all__) == ["ConflictError", "InvalidArgumentError", "NotFoundError", "NotPermittedError",
-                                      "require_choice", "require_date", "require_page", "require_row"]
+                                      "optional_choice", "optional_date", "paginate", "require_choice",
+                                      "require_date", "require_page", "require_row"]
 
 
 def _imports(path: Path) -> set[str]:

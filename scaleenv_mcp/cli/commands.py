@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from scaleenv_mcp.cli import bench, call, forwarded, inspect, serve, validate
+    from scaleenv_mcp.cli import bench, call, forwarded, graph, inspect, serve, tasks, validate, verify
 
     app.command("serve")(serve.serve)
     app.command("domains")(inspect.domains)
@@ -18,6 +18,9 @@ def register(app: typer.Typer) -> None:
     app.command("call")(call.call)
     app.command("shell")(call.shell)
     app.command("validate")(validate.validate)
+    app.command("graph")(graph.graph)
+    app.add_typer(tasks.app, name="tasks")
+    app.command("verify")(verify.verify)
     app.command("bench")(bench.bench)
-    for name, command in (("eval", forwarded.eval_command),):
+    for name, command in (("eval", forwarded.eval_command), ("generate", forwarded.generate_command)):
         app.command(name, add_help_option=False, context_settings=forwarded.FORWARDED_SETTINGS)(command)

@@ -1,0 +1,188 @@
+"""``scaleenv generate``: grow a validated domain package from a keyword, stage by stage.
+
+1 card -> 2 tool schemas -> 3 database schema -> 4 database first (seed loaded and repaired)
+-> 5 per tool: code, tests, validation, debug (parallel, capped) -> 6 dependency graph with
+LLM-judged edges -> 7 verified tasks with LLM wording -> 8 package built in the workdir,
+validated (before stage 7, which needs a servable package), its tasks verified, and only
+then published at ``--out`` in one rename.
+
+Every LLM response and every stage output is in the workdir's store, so the same command
+after a crash (or kill -9) resumes: nothing answered is asked again, nothing finished is
+redone, and the package is byte-identical to that of a run never interrupted. The report
+(``report.json`` in the workdir) is written even when the run fails, with the exit code.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+from generator.backoff import RetryBudget
+from generator.llm import LLMClient
+from generator.report import GenerationReport, ValidationSummary
+from generator.roles import ResolvedRole
+from generator.schema_sql import table_order
+from generator.stages.card import run_card
+from generator.stages.code import run_procedural
+from generator.stages.context import GenerateSettings, GenerationError, RunContext
+from generator.stages.database import run_database, run_db_schema
+from generator.stages.graph_stage import run_graph
+from generator.stages.package import build_manifest, publish_package, render_tools_py, require_out_free, write_package
+from generator.stages.tasks_stage import run_tasks
+from generator.stages.tools import run_tool_schemas
+from generator.store import ResponseStore, atomic_write_text, content_key
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.errors import DomainError, ScaleEnvError, UsageError
+from scaleenv_mcp.procedural.validate import validate_domain
+
+__all__ = ["exit_code_for", "generate", "slugify"]
+
+Log = Callable[[str], None]
+
+
+def slugify(keyword: str) -> str:
+    """"Pet care" -> "pet_care" (the package slug pattern [a-z][a-z0-9_]*)."""
+    slug = re.sub(r"[^a-z0-9]+", "_", keyword.lower()).strip("_")
+    return slug if re.match(r"^[a-z]", slug) else f"d_{slug}"
+
+
+def exit_code_for(error: BaseException | None, report: GenerationReport) -> int:
+    """0 complete and passing; 1 the generated domain is bad; 2 usage; 3 the endpoint or harness failed."""
+    if error is None:
+        return 0 if report.validation is None or report.validation.passed else 1
+    if isinstance(error, UsageError):
+        return 2
+    if isinstance(error, GenerationError | DomainError):
+        return 1
+    return 3  # HarnessError (endpoint down, retry budget spent), OSError: the environment failed
+
+
+def _run_date(store: ResponseStore, slug: str) -> str:
+    """The provenance date, fixed when the run first started (a resumed run keeps it)."""
+    key = content_key("run-date", slug)
+    stored = store.get("run", key)
+    if stored is None:
+        stored = {"date": datetime.date.today().isoformat()}
+        store.put("run", key, stored)
+    return str(stored["date"])
+
+
+async def _validate(run: RunContext, report: GenerationReport, built: Path, log: Log) -> None:
+    """Stage 8a: the whole package through the validation engine (before tasks: tasks need it).
+
+    Recorded in the host-side validation cache (SCALEENV_STATE_DIR), like ``scaleenv
+    validate``, so the hosts that synthesise and verify tasks bring the package online at once.
+    """
+    settings = run.settings
+    log("validating the package")
+    result = await validate_domain(built, mutation=settings.mutation, determinism=True, workers=2,
+                                   timeout=settings.case_timeout)
+    report.validation = ValidationSummary(
+        passed=result.passed, servable=result.servable, cases=result.cases,
+        unexpected_failures=result.unexpected_failures, mutation_score=result.mutation_score,
+        findings=[f"{f.check}: {f.reason}" for f in result.findings][:20])
+    if not result.servable:
+        raise GenerationError("the assembled package fails validation: "
+                              + "; ".join(report.validation.findings[:3] + [f"{result.unexpected_failures} "
+                                                                           "unexpected failures"]))
+
+
+async def _verify_and_publish(run: RunContext, report: GenerationReport, built: Path, log: Log) -> None:
+    """Stage 8b: every task replayed through the verifier's gates over MCP, then publish."""
+    assert report.validation is not None
+    if (built / "tasks.jsonl").exists():
+        from verifier.verify import verify_domain
+
+        log("verifying the tasks")
+        # Synthesis ran the determinism gate (a second process) on these very actions and this
+        # package hash; wording changes neither, so the per-task gates are what is rerun here.
+        verified = await verify_domain(built, workers=2, determinism=False)
+        report.validation.verified = f"{verified.passed}/{verified.tasks} tasks pass every gate"
+        if verified.failed:
+            report.validation.passed = False
+            raise GenerationError(f"{verified.failed} tasks fail verification: {verified.failures_by_gate}")
+    else:
+        report.validation.verified = "no tasks to verify"
+    log(f"publishing {run.settings.out}")
+    publish_package(built, run.settings.out)
+    report.out = str(run.settings.out)
+
+
+async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log) -> None:
+    settings = run.settings
+    log("stage 1: domain card")
+    card = await run_card(run)
+    log("stage 2: tool schemas")
+    drafts = await run_tool_schemas(run, card)
+    log("stage 3: database schema")
+    draft = await run_db_schema(run, card, drafts)
+    log("stage 4: database (seed rows, loaded and repaired)")
+    db = await run_database(run, draft)
+    report.tables, report.db_repair_rounds = len(db.draft.tables), db.repair_rounds
+    report.seed_rows = sum(len(rows) for rows in db.seed.values())
+    access = {a.tool: a for a in draft.access}
+    tools = [t.model_copy(update={"reads": sorted(set(access[t.name].reads)), "writes": sorted(set(access[t.name].writes))})
+             for t in drafts.tools]
+    log(f"stage 5: {len(tools)} tools: code, tests, validation, debug (at most {settings.max_rounds} rounds)")
+    results = await run_procedural(run, card, db, tools)
+    report.finish_tools([r.outcome for r in results])
+    passing = [r for r in results if r.outcome.passed]
+    if not passing:
+        raise GenerationError(f"no tool passed its tests within {settings.max_rounds} debug rounds")
+    manifest = build_manifest(settings, card, table_order(db.draft.tables), db.draft.policy,
+                              [r.tool for r in passing], model=run.models["code"], date=date)
+    log("stage 6: dependency graph")
+    judged, document, added = await run_graph(run, manifest)
+    manifest = DomainManifest.model_validate(judged.model_dump(mode="json"))
+    report.llm_edges_added, report.graph_edges = added, document.stats.edges_by_type
+    built = run.workdir / "package" / settings.slug
+    seed = {t.name: db.seed.get(t.name, []) for t in table_order(db.draft.tables)}  # referenced tables first
+    write_package(built, manifest, db.schema_sql, seed, render_tools_py(card.title, [r.code for r in passing]),
+                  [c for r in passing for c in r.cases], graph_json=document.to_json())
+    await _validate(run, report, built, log)
+    log("stage 7: tasks")
+    tasks = await run_tasks(run, built, f"{card.title}: {card.description}")
+    report.tasks = tasks.stats
+    if tasks.tasks_jsonl:
+        atomic_write_text(built / "tasks.jsonl", tasks.tasks_jsonl)
+    else:
+        (built / "tasks.jsonl").unlink(missing_ok=True)
+    await _verify_and_publish(run, report, built, log)
+
+
+async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *, retry_budget: int = 20,
+                   backoff: float = 1.0, log: Log | None = None) -> tuple[GenerationReport, int]:
+    """Run (or resume) one domain's generation; returns its report and the exit code.
+
+    Never raises for a failed run: the reason is the report's status and the exit code
+    (1 bad output, 2 usage, 3 endpoint or harness). ``report.json`` is in the workdir.
+    """
+    log = log or (lambda message: None)
+    settings.workdir.mkdir(parents=True, exist_ok=True)
+    report = GenerationReport(keyword=settings.keyword, slug=settings.slug, status="running",
+                              workdir=str(settings.workdir), models={r: s.model for r, s in sorted(roles.items())},
+                              retry_budget=retry_budget)
+    store = ResponseStore(settings.workdir / "store", fresh=settings.fresh)
+    budget = RetryBudget(retry_budget, base=backoff, seed=settings.seed)
+    llm = LLMClient(roles, store, budget, concurrency=settings.concurrency, seed=settings.seed)
+    run = RunContext(settings, llm, store, report.models)
+    error: BaseException | None = None
+    try:
+        require_out_free(settings.out, settings.workdir / "package" / settings.slug)
+        await _stages(run, report, _run_date(store, settings.slug), log)
+        report.status = "complete"
+    except (ScaleEnvError, OSError) as failure:
+        error = failure
+        report.status = f"failed: {failure.message if isinstance(failure, ScaleEnvError) else failure}"
+    except Exception as failure:  # a bug here or in a layer we call: report it, keep the work, exit 3
+        error = failure
+        report.status = f"failed: internal error {type(failure).__name__}: {failure} (traceback in error.txt)"
+        atomic_write_text(settings.workdir / "error.txt", traceback.format_exc())
+    finally:
+        await llm.aclose()
+        report.usage, report.retries_used = run.ledger.rows(), budget.used
+        atomic_write_text(settings.workdir / "report.json", report.model_dump_json(indent=1) + "\n")
+    return report, exit_code_for(error, report)

@@ -1,0 +1,1 @@
+"""The pipeline stages, one module each (see generator/pipeline.py for the order)."""

@@ -1,0 +1,120 @@
+"""Stage 7: verified tasks: task synthesis by graph expansion, then LLM wording, re-verified.
+
+The chain, the start state, the expansion and the gold come from ``generator.tasks``
+(paper phase 2, offline and deterministic, every task already through the verifier's
+gates). The LLM's part here is the user side: the task writer rewrites the opening and the
+simulator instruction and splits the facts into known and withheld, from the reference
+chain and the task's rows. Its answer is taken only if the facts are exactly the grounded
+facts (same names, same values: the grounding records point at them, so grounding holds as
+it did) and no withheld value leaks into the opening; otherwise the template wording stays
+and the rejection is counted under the check that refused it. Wording changes no action,
+state or fact, so the other gates hold as synthesis found them; stage 8 verifies every task
+again over MCP before anything is published.
+
+Not wired (see docs/generator.md): the LLM expansion gate (``expansion_gate`` prompt,
+``ExpansionDecision``): ``generator.synthesis.expansion`` has no hook for it yet, so chains
+are merged by its own rule; and the seed chain is sampled from the graph, not written as
+code by an LLM.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from generator.drafts import TaskWording
+from generator.report import TaskStats
+from generator.stages.context import RunContext, StageScope, gather_all
+from scaleenv_mcp.domain.loader import package_hash
+from scaleenv_mcp.domain.task import Task, UserSpec
+from scaleenv_mcp.state.canonical import canonical_value
+
+__all__ = ["TasksResult", "check_wording", "run_tasks"]
+
+#: Worker processes of the synthesis host: fixed, not --concurrency, so the same package and
+#: seed give the same tasks whatever concurrency a run (or its resumption) used.
+SYNTH_WORKERS = 2
+
+
+class TasksResult(BaseModel):
+    tasks_jsonl: str
+    stats: TaskStats
+
+
+def _same_facts(a: dict, b: dict) -> bool:
+    try:
+        return {k: canonical_value(v) for k, v in a.items()} == {k: canonical_value(v) for k, v in b.items()}
+    except (TypeError, ValueError):
+        return a == b
+
+
+def check_wording(task: Task, wording: TaskWording) -> str | None:
+    """Why the wording cannot replace the template's (a gate name), or None when it can."""
+    facts = {**task.user.known, **task.user.withheld}
+    if set(wording.known) & set(wording.withheld) or not _same_facts({**wording.known, **wording.withheld}, facts):
+        return "wording_facts"
+    opening = wording.opening.lower()
+    for value in wording.withheld.values():
+        if isinstance(value, str) and len(value) >= 3 and value.lower() in opening:
+            return "wording_leak"
+    if not wording.opening.strip() or not wording.instruction.strip():
+        return "wording_empty"
+    return None
+
+
+async def _reword(scope: StageScope, task: Task, domain: str) -> tuple[Task, str | None]:
+    facts = {**task.user.known, **task.user.withheld}
+    answer = await scope.ask("task_writer", TaskWording, task_id=task.id, domain=domain,
+                             chain=[a.model_dump(mode="json") for a in task.actions],
+                             rows=[op.model_dump(mode="json", exclude_none=True) for op in task.setup],
+                             facts=json.dumps(facts, sort_keys=True, ensure_ascii=False),
+                             template=task.user.model_dump(mode="json"))
+    problem = check_wording(task, answer)
+    if problem:
+        return task, problem
+    user = UserSpec(opening=answer.opening, instruction=answer.instruction, known=answer.known,
+                    withheld=answer.withheld)
+    return task.model_copy(update={"user": user}), None
+
+
+class SynthesisResult(BaseModel):
+    tasks_jsonl: str
+    rejected: dict[str, int]
+
+
+async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksResult:
+    """Synthesise ``--tasks`` verified tasks for the package in ``package_dir`` and reword them.
+
+    Two stored stages: the synthesis (seconds of replays, and not to be redone when a run
+    dies while the tasks are being worded) and the wording (one LLM call per task).
+    """
+    settings = run.settings
+    if settings.tasks <= 0:
+        return TasksResult(tasks_jsonl="", stats=TaskStats(status="skipped (--tasks 0)"))
+    try:
+        from generator.tasks import synthesize_tasks
+    except ImportError as error:  # task synthesis is a separate part of the project
+        return TasksResult(tasks_jsonl="", stats=TaskStats(status=f"skipped: task synthesis not available ({error})"))
+
+    async def synthesise(scope: StageScope) -> SynthesisResult:
+        target = run.workdir / "synthesis" / "tasks.jsonl"  # not in the package until worded and verified
+        target.parent.mkdir(parents=True, exist_ok=True)
+        report = await synthesize_tasks(package_dir, settings.tasks, settings.seed, out=target, workers=SYNTH_WORKERS)
+        return SynthesisResult(tasks_jsonl=target.read_text(), rejected=report.rejected)
+
+    async def word(scope: StageScope) -> TasksResult:
+        tasks = [Task.model_validate_json(line) for line in synthesised.tasks_jsonl.splitlines() if line.strip()]
+        reworded = await gather_all(_reword(scope, task, domain) for task in tasks)
+        rejected: Counter[str] = Counter(synthesised.rejected)
+        rejected.update(problem for _, problem in reworded if problem)
+        final = sorted((new for new, _ in reworded), key=lambda t: t.id)
+        stats = TaskStats(status="done", requested=settings.tasks, kept=len(final), rejected=dict(sorted(rejected.items())))
+        return TasksResult(tasks_jsonl="".join(t.to_line() + "\n" for t in final), stats=stats)
+
+    inputs = {"package": package_hash(package_dir), "graph": (package_dir / "graph.json").read_text()
+              if (package_dir / "graph.json").exists() else "", "n": settings.tasks, "seed": settings.seed}
+    synthesised = await run.stage("tasks/synthesis", inputs, SynthesisResult, synthesise)
+    return await run.stage("tasks/wording", {"tasks": synthesised.tasks_jsonl, "domain": domain}, TasksResult, word)

@@ -1,0 +1,211 @@
+"""Where each argument of a synthesised call comes from: an earlier result or something the user says.
+
+For one parameter the resolver lists candidates, best first: values in earlier results
+with that field name (data flow; from a list only when the user can name the element by a
+field no other element shares, the ``select_by`` selector), values of rows already chosen
+for this call, values near the task's anchor row, rows of the table the parameter names,
+label values for search parameters, then values read off the JSON Schema. Every candidate
+knows its provenance, which becomes the task's grounding record.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import jsonschema
+
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from verifier.paths import get_path, leaf_values, parent_list
+
+from generator.graph import json_types
+from generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
+from generator.synthesis.world import Neighborhood, World
+
+__all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name"]
+
+
+@dataclass
+class Observation:
+    """A successful call of the task so far: its action index, tool and result."""
+
+    index: int
+    tool: str
+    result: dict[str, Any]
+    leaves: list[tuple[str, str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.leaves:
+            self.leaves = leaf_values(self.result)
+
+
+@dataclass
+class Candidate:
+    value: Any
+    source: str  # "user" or "call"
+    fact_key: str | None = None
+    call: int | None = None
+    path: str | None = None
+    select_by: dict[str, tuple[str, Any]] = field(default_factory=dict)  # element field -> (fact key, value)
+    rank: int = 1000
+
+
+def entity_name(param: str, world: World) -> str:
+    """``book_id`` -> ``book``; a parameter naming a table -> that table's singular."""
+    table = world.key_table(param)
+    if param.endswith("_id"):
+        return param[:-3]
+    return singular(table) if table else param
+
+
+def _selector_order(item: tuple[str, Any]) -> tuple[int, str]:
+    name, value = item
+    if is_label_column(name) and isinstance(value, str):
+        return (0, name)
+    if isinstance(value, str) and not name.endswith("_id") and not name.endswith("_ids"):
+        return (1, name)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (2, name)
+    return (3, name)
+
+
+class ArgumentResolver:
+    """Candidate values with provenance for the parameters of one domain's tools."""
+
+    def __init__(self, manifest: DomainManifest, world: World, rng: random.Random,
+                 fits_cache: dict[tuple[str, str, str], bool] | None = None) -> None:
+        self.manifest = manifest
+        self.world = world
+        self.rng = rng
+        self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
+        self._fits = fits_cache if fits_cache is not None else {}  # shared: a pure function of its key
+
+    def fits(self, tool: ToolSpec, param: str, value: Any) -> bool:
+        memo = (tool.name, param, repr(value))
+        if memo in self._fits:
+            return self._fits[memo]
+        key = (tool.name, param)
+        if key not in self._validators:
+            self._validators[key] = jsonschema.Draft202012Validator(tool.input_schema["properties"][param])
+        self._fits[memo] = self._validators[key].is_valid(value)
+        return self._fits[memo]
+
+    def selector(self, result: dict[str, Any], path: str, param: str) -> dict[str, tuple[str, Any]] | None:
+        """{} outside lists or for a one-element list; the identifying field of a list element; None if none."""
+        parent = parent_list(path)
+        if parent is None:
+            return {}
+        head, index, _ = parent
+        elements = get_path(result, head) if head else result
+        if not isinstance(elements, list) or len(elements) <= 1:
+            return {}
+        element = elements[index]
+        if not isinstance(element, dict):
+            return None
+        entity = entity_name(param, self.world)
+        scalars = [(k, v) for k, v in element.items() if k != param and v is not None and not isinstance(v, dict | list | bool)]
+        for name, value in sorted(scalars, key=_selector_order):
+            if sum(1 for other in elements if isinstance(other, dict) and other.get(name) == value) == 1:
+                key = name if name.startswith(entity) else f"{entity}_{name}"
+                return {name: (key, value)}
+        return None
+
+    def from_results(self, tool: ToolSpec, param: str, observations: list[Observation],
+                     near: Neighborhood | None) -> list[Candidate]:
+        """Data-flow candidates: fields named ``param`` in earlier results, most recent call first."""
+        desired = near.values.get(param, []) if near else []
+        found: list[Candidate] = []
+        seen: set[tuple[int, str]] = set()
+        for order, obs in enumerate(reversed(observations)):
+            for path, leaf, value in obs.leaves:
+                if leaf != param or value is None or (obs.index, repr(value)) in seen or not self.fits(tool, param, value):
+                    continue
+                select = self.selector(obs.result, path, param)
+                if select is None:
+                    continue
+                seen.add((obs.index, repr(value)))
+                rank = desired.index(value) if value in desired else 100 + order
+                found.append(Candidate(value, "call", call=obs.index, path=path, select_by=select, rank=rank))
+        found.sort(key=lambda c: c.rank)
+        return found
+
+    def from_user(self, tool: ToolSpec, param: str, near: Neighborhood | None,
+                  chosen_rows: list[dict[str, Any]], chosen: dict[str, Any] | None = None) -> list[Candidate]:
+        """Values the user can state, most consistent first.
+
+        Order: values linked to the keys already chosen for this call (a home the acting user
+        belongs to), the chosen rows' own values, for enums the values other than the current
+        one, the anchor's neighbourhood, rows of the table the parameter names, labels for
+        search parameters, the column's values anywhere in the world, then the JSON Schema.
+        """
+        schema = tool.input_schema["properties"][param]
+        values: list[tuple[Any, str]] = []
+        if chosen:
+            values += [(v, param) for v in self.world.cooccurring(param, chosen)[:4]]
+        for row in chosen_rows:
+            if row.get(param) is not None:
+                values.append((row[param], param))
+        near_values = list(near.values.get(param, [])) if near else []
+        if "enum" in schema and near_values and not param.endswith("_id"):
+            # An update should change something: offer the other enum values before the current one.
+            values += [(v, param) for v in schema_values(param, schema, self.manifest.clock, self.rng, 8)
+                       if v not in near_values]
+        values += [(v, param) for v in near_values[:6]]
+        table = self.world.key_table(param)
+        if table and self.world.rows[table] and self.world.primary[table] == [param]:
+            sample = self.rng.sample(self.world.rows[table], min(4, len(self.world.rows[table])))
+            values += [(row[param], param) for row in sample]
+        if is_search_param(param) and near:
+            for read in tool.reads:
+                for row in near.rows_of(read)[:3]:
+                    for column, value in row.items():
+                        if is_label_column(column) and isinstance(value, str) and "@" not in value:
+                            values.append((value, f"{singular(read)}_{column}"))
+        holders = self.world.tables_with(param)
+        if holders and not table:
+            rows = self.world.rows[holders[0]]
+            values += [(r[param], param) for r in self.rng.sample(rows, min(4, len(rows))) if r.get(param) is not None]
+        if not values or (not table and not holders):
+            values += [(v, param) for v in schema_values(param, schema, self.manifest.clock, self.rng)]
+        if "boolean" in json_types(schema):  # SQLite stores booleans as 0/1
+            values = [(bool(v), k) if v in (0, 1) and not isinstance(v, bool) else (v, k) for v, k in values]
+        if tool.writes and near and not table:
+            # Setting a column to the value it already has changes nothing: try other values first.
+            current = [row[param] for distance, _, row in near.rows if distance == 0 and param in row]
+            values = [v for v in values if v[0] not in current] + [v for v in values if v[0] in current]
+        out = self._admissible(tool, param, values)
+        if not out:  # nothing from the data fits the schema: fall back to values built from the schema
+            built = schema_values(param, schema, self.manifest.clock, self.rng) + self._composed(schema, near)
+            out = self._admissible(tool, param, [(v, param) for v in built])
+        return out
+
+    def _admissible(self, tool: ToolSpec, param: str, values: list[tuple[Any, str]]) -> list[Candidate]:
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        for value, key in values:
+            if repr(value) in seen or not self.fits(tool, param, value):
+                continue
+            seen.add(repr(value))
+            out.append(Candidate(value, "user", fact_key=key, rank=len(out)))
+        return out
+
+    def _composed(self, schema: dict[str, Any], near: Neighborhood | None) -> list[Any]:
+        """One-element arrays of objects (a scene's actions), each required field from the neighbourhood or schema."""
+        items = schema.get("items") or {}
+        if "object" not in json_types(items):
+            return []
+        built: list[Any] = []
+        for _ in range(4):
+            element: dict[str, Any] = {}
+            for name in items.get("required", []):
+                sub = (items.get("properties") or {}).get(name, {})
+                check = jsonschema.Draft202012Validator(sub)
+                pool = [v for v in (near.values.get(name, [])[:4] if near else []) if check.is_valid(v)]
+                pool = pool or schema_values(name, sub, self.manifest.clock, self.rng)
+                if not pool:
+                    break
+                element[name] = self.rng.choice(pool)
+            else:
+                built.append([element])
+        return built

@@ -1,0 +1,99 @@
+"""Seed chains C1: paths along id data-flow edges of the tool graph, ending in a state-changing tool.
+
+The end tool of candidate ``i`` is taken round-robin from a seeded permutation of the
+writing tools, so every writing tool gets tasks whatever the order in which candidates
+finish; the chain then walks backwards to a random predecessor that can feed the current
+first tool an id. Tools that neither read nor write (test helpers, calculators) are never
+in a chain. Everything is sorted before ``random.Random`` picks, so no choice depends on
+dict or set order or on PYTHONHASHSEED.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from scaleenv_mcp.domain.manifest import DomainManifest
+
+from generator.graph import EdgeType, ToolGraphDocument, is_key_name
+from generator.synthesis.executor import LinkSpec
+from generator.synthesis.world import World
+
+__all__ = ["ChainPlan", "ChainSampler"]
+
+
+@dataclass
+class ChainPlan:
+    tools: list[str]
+    links: list[LinkSpec]
+    subject: str | None  # parameter of the anchor link that names the anchor entity
+    anchor_table: str | None
+    anchor_link: int = -1  # the link probed to choose the anchor row
+
+
+class ChainSampler:
+    def __init__(self, manifest: DomainManifest, document: ToolGraphDocument, world: World, seed: int) -> None:
+        self.manifest = manifest
+        self.world = world
+        self.chainable = sorted(t.name for t in manifest.tools if t.reads or t.writes)
+        chainable = set(self.chainable)
+        self.feeds: dict[tuple[str, str], list[str]] = {}
+        for edge in document.edges:
+            if edge.type is EdgeType.data_flow and edge.key and edge.source in chainable and edge.target in chainable:
+                params = sorted({f.parameter for f in edge.fields if is_key_name(f.parameter, manifest)})
+                if params:
+                    self.feeds[(edge.source, edge.target)] = params
+        self.predecessors: dict[str, list[str]] = {}
+        for source, target in sorted(self.feeds):
+            self.predecessors.setdefault(target, []).append(source)
+        writers = sorted(t.name for t in manifest.tools if t.writes and t.name in chainable)
+        random.Random(f"end-tools:{seed}").shuffle(writers)
+        self.writers = writers
+
+    def end_tool(self, index: int, offset: int = 0) -> str:
+        return self.writers[(index + offset) % len(self.writers)]
+
+    def _specificity(self, param: str) -> tuple[int, int]:
+        table = self.world.key_table(param)
+        if table is None or not self.world.rows.get(table):
+            return (1, 0)
+        return (0, -len(self.manifest.table(table).foreign_keys))
+
+    def _weight(self, source: str, target: str) -> float:
+        """Look-ups before actions, and feeds of the target's own entity id over context ids."""
+        weight = 1.0 if self.manifest.tool(source).writes else 3.0
+        spec = self.manifest.tool(target)
+        keys = [p for p in spec.input_schema.get("required", []) if is_key_name(p, self.manifest)]
+        if keys and min(keys, key=self._specificity) in self.feeds[(source, target)]:
+            weight *= 3.0
+        return weight
+
+    def sample(self, end: str, length: int, rng: random.Random) -> ChainPlan:
+        tools = [end]
+        while len(tools) < length:
+            options = [p for p in self.predecessors.get(tools[0], []) if p not in tools]
+            if not options:
+                break
+            tools.insert(0, rng.choices(options, weights=[self._weight(p, tools[0]) for p in options])[0])
+        links = [LinkSpec(tool=self.manifest.tool(name)) for name in tools]
+        for position in range(1, len(tools)):
+            fed = set(self.feeds[(tools[position - 1], tools[position])])
+            links[position].feeds = fed
+            links[position - 1].next_params = fed
+        # The anchor is what the user's request is about. When the end tool acts on something an
+        # earlier writing call creates (borrow -> return), the anchor is that earlier call's subject.
+        anchor = len(tools) - 1
+        while anchor > 0 and self.manifest.tool(tools[anchor - 1]).writes:
+            anchor -= 1
+        spec = self.manifest.tool(tools[anchor])
+        properties = list(spec.input_schema.get("properties", {}))
+        required = [p for p in properties if p in spec.input_schema.get("required", [])]
+        # The most specific entity the call needs (a firmware update over the acting user), a fed id on ties.
+        fed = links[anchor].feeds
+        keyed = sorted((p for p in required if is_key_name(p, self.manifest) or p in fed),
+                       key=lambda p: (self._specificity(p), p not in fed, properties.index(p)))
+        subject = keyed[0] if keyed else None
+        table = self.world.key_table(subject) if subject else None
+        if table is not None and not self.world.rows.get(table):
+            table = None
+        return ChainPlan(tools=tools, links=links, subject=subject, anchor_table=table, anchor_link=anchor)

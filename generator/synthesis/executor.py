@@ -1,0 +1,221 @@
+"""Execute a seed chain on a live episode, choosing each argument with its provenance.
+
+Each call of the chain takes the id that links it to the previous call from that call's
+result (the data-flow edge the chain was sampled along) and its other arguments from
+earlier results or from facts the user will state. A call that errors is retried with
+other choices (tool errors roll back, so the state is untouched); a read whose result does
+not contain the entity the next call needs is retried too. What comes out is the action
+list, one grounding record per argument, and the user facts those records point at.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from scaleenv_mcp.domain.task import TaskAction
+from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
+from scaleenv_mcp.errors import HarnessError
+from verifier.paths import leaf_values
+
+from generator.graph import is_key_name
+from generator.synthesis.arguments import ArgumentResolver, Candidate, Observation
+from generator.synthesis.values import is_search_param
+from generator.synthesis.world import Neighborhood
+
+__all__ = ["CallFn", "ChainRun", "FactBook", "LinkSpec", "run_chain", "run_tool"]
+
+CallFn = Callable[[str, dict[str, Any]], Awaitable[CallOutcome]]
+ATTEMPTS = 8
+_PAGING = {"limit", "offset", "page", "page_size", "cursor", "per_page"}
+
+
+class FactBook:
+    """User facts by key; the same key never holds two values (a second one gets a suffix)."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def add(self, key: str, value: Any) -> str:
+        base, number = key, 1
+        while key in self.values and self.values[key] != value:
+            number += 1
+            key = f"{base}_{number}"
+        self.values[key] = value
+        return key
+
+
+@dataclass
+class ChainRun:
+    """Everything the task records about its reference solution."""
+
+    actions: list[TaskAction] = field(default_factory=list)
+    observations: list[Observation] = field(default_factory=list)
+    grounding: list[dict[str, Any]] = field(default_factory=list)
+    facts: FactBook = field(default_factory=FactBook)
+    optional_facts: set[str] = field(default_factory=set)
+    last_error: str = ""  # the last refusal, for the synthesis report
+
+
+@dataclass
+class LinkSpec:
+    tool: ToolSpec
+    feeds: set[str] = field(default_factory=set)  # parameters that must come from an earlier result
+    next_params: set[str] = field(default_factory=set)  # fields the next link needs from this result
+    pinned: dict[str, Any] = field(default_factory=dict)  # parameters fixed to one value (anchor probes)
+
+
+def _include_optional(tool: ToolSpec, param: str, attempt: int, near: Neighborhood | None, rng: random.Random,
+                      manifest: DomainManifest) -> bool:
+    if param in _PAGING:
+        return False
+    if tool.is_writing:
+        return rng.random() < (0.25 if attempt < 2 else 0.5)
+    in_near = bool(near and near.values.get(param)) and is_key_name(param, manifest)
+    if attempt == 0:
+        return in_near
+    if attempt == 1:
+        return is_search_param(param)
+    return rng.random() < 0.4 and (in_near or is_search_param(param))
+
+
+def _choose(cands: list[Candidate], attempt: int, rng: random.Random) -> Candidate:
+    if attempt == 0 or len(cands) == 1:
+        return cands[0]
+    return cands[rng.randrange(min(len(cands), 2 + attempt))]
+
+
+def _blamed(message: str, properties: dict[str, Any], arguments: dict[str, Any]) -> set[str]:
+    """Parameters an error message points at: named in it, or whose value it quotes."""
+    named = {p for p in properties if re.search(rf"\b{re.escape(p)}\b", message)}
+    quoted = {p for p, v in arguments.items() if isinstance(v, str | int) and not isinstance(v, bool)
+              and len(str(v)) >= 3 and re.search(rf"(?<![\w-]){re.escape(str(v))}(?![\w-])", message)}
+    return named | quoted
+
+
+async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run: ChainRun,
+                   near: Neighborhood | None, rng: random.Random, record: bool = True,
+                   attempts: int = ATTEMPTS) -> Observation | None:
+    """Call one tool until it succeeds (and, for a read, returns what the next link needs).
+
+    After a refusal, the parameters the error message names or quotes move to their next
+    candidate (an optional one named is switched in or out) and the rest stay; when the
+    message points at nothing, every choice is redrawn.
+    """
+    tool = link.tool
+    manifest = resolver.manifest
+    properties = tool.input_schema.get("properties") or {}
+    required = set(tool.input_schema.get("required", []))
+    keys_first = sorted(properties, key=lambda p: (not is_key_name(p, manifest), list(properties).index(p)))
+    position: dict[str, int] = {}
+    switched: dict[str, bool] = {}
+    targeted = False
+    unexplained = 0
+    blamed: set[str] = set()
+    previous: dict[str, str] = {}  # repr of each parameter's last value: unblamed ones keep it
+    for attempt in range(attempts):
+        arguments: dict[str, Any] = {}
+        chosen: dict[str, Candidate] = {}
+        rows: list[dict[str, Any]] = []
+        feasible = True
+        for param in keys_first:
+            needed = param in required or param in link.feeds or param in link.pinned
+            if not needed and not switched.get(param, _include_optional(tool, param, attempt, near, rng, manifest)):
+                continue
+            cands = resolver.from_results(tool, param, run.observations, near)
+            if param in link.pinned:
+                cands = [Candidate(link.pinned[param], "user", fact_key=param)]
+            elif param not in link.feeds:
+                user = resolver.from_user(tool, param, near, rows, arguments)
+                # Data flow first when an earlier result holds a wanted value, else what the user says.
+                cands = [c for c in cands if c.rank < 100] + user + [c for c in cands if c.rank >= 100]
+            if not cands:
+                feasible = feasible and not needed
+                continue
+            kept = next((c for c in cands if param not in blamed and repr(c.value) == previous.get(param)), None)
+            if targeted and kept is not None:
+                pick = kept
+            elif targeted and position.get(param, 0) < len(cands):
+                pick = cands[position.get(param, 0)]
+            else:
+                pick = _choose(cands, attempt, rng)
+            arguments[param], chosen[param] = pick.value, pick
+            table = resolver.world.key_table(param)
+            if table and resolver.world.primary[table] == [param]:
+                row = resolver.world.row(table, pick.value)
+                if row is not None:
+                    rows.append(row)
+        if not feasible:
+            return None
+        previous = {param: repr(value) for param, value in arguments.items()}
+        try:
+            outcome = await call(tool.name, arguments)
+        except HarnessError as error:  # a crash inside tool code: say which call, for the domain's author
+            error.message = f"{error.message} [{tool.name} {json.dumps(arguments, default=str)[:200]}]"
+            raise
+        if outcome.kind is not OutcomeKind.success or outcome.result is None:
+            run.last_error = f"{tool.name}: {outcome.error_code}: {outcome.message}"
+            blamed = _blamed(outcome.message or "", properties, arguments)
+            targeted = bool(blamed)
+            unexplained += not blamed
+            if link.pinned and (unexplained >= 2 or blamed & set(link.pinned)):
+                return None  # an anchor probe: the refusal is about the pinned row itself, try another row
+            for param in sorted(blamed):
+                if param in required or param in link.feeds:
+                    position[param] = position.get(param, 0) + 1
+                elif param not in link.pinned:
+                    switched[param] = param not in arguments
+            continue
+        targeted = False
+        if link.next_params and not tool.is_writing:
+            names = {leaf for _, leaf, value in leaf_values(outcome.result) if value is not None}
+            if not link.next_params & names:
+                run.last_error = f"{tool.name}: its result holds no {', '.join(sorted(link.next_params))}"
+                continue
+            wanted = [v for p in link.next_params for v in (near.values.get(p, [])[:1] if near else [])]
+            have = {value for _, leaf, value in leaf_values(outcome.result) if leaf in link.next_params}
+            if wanted and not set(wanted) & have and attempt < attempts - 1:
+                continue
+        index = len(run.actions) if record else -1
+        if record:
+            _record(run, tool, arguments, chosen, resolver, index)
+        observation = Observation(index=index, tool=tool.name, result=outcome.result)
+        if record:
+            run.observations.append(observation)
+        return observation
+    return None
+
+
+def _record(run: ChainRun, tool: ToolSpec, arguments: dict[str, Any], chosen: dict[str, Candidate],
+            resolver: ArgumentResolver, index: int) -> None:
+    run.actions.append(TaskAction(tool=tool.name, arguments=arguments))
+    required = set(tool.input_schema.get("required", []))
+    for param in arguments:
+        pick = chosen[param]
+        entry: dict[str, Any] = {"action": index, "argument": param, "source": pick.source}
+        table = resolver.world.key_table(param)
+        if table:
+            entry["table"] = table
+        if pick.source == "user":
+            entry["fact"] = run.facts.add(pick.fact_key or param, pick.value)
+            if param not in required:
+                run.optional_facts.add(entry["fact"])
+        else:
+            entry["call"], entry["field"] = pick.call, pick.path
+            if pick.select_by:
+                entry["select_by"] = {name: run.facts.add(key, value) for name, (key, value) in pick.select_by.items()}
+        run.grounding.append(entry)
+
+
+async def run_chain(call: CallFn, links: list[LinkSpec], resolver: ArgumentResolver, run: ChainRun,
+                    near: Neighborhood | None, rng: random.Random) -> bool:
+    """Run every link in order; False as soon as one cannot be made to succeed."""
+    for link in links:
+        if await run_tool(call, link, resolver, run, near, rng) is None:
+            return False
+    return True

@@ -1,0 +1,161 @@
+"""Distractor rows for a task's start state: valid records that force the agent to filter.
+
+A distractor is a clone of a row the task is about, with the next free id of its prefix (so
+ids do not give it away), a near-identical label ("Kitchen Light" -> "Kitchen Light 2"),
+the same parents (same owner, same home) and, when the table has a status-like column,
+another status. Each clone is inserted into a scratch copy of the seed inside a savepoint:
+only rows that satisfy every key, CHECK and UNIQUE constraint are kept, so a task's setup
+always loads (the worker's ``build_start_state`` would refuse it otherwise).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sqlite3
+from typing import Any
+
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import RowOp
+from scaleenv_mcp.state.start_states import insert_rows
+
+from generator.synthesis.values import is_label_column
+from generator.synthesis.world import World
+
+__all__ = ["DistractorBuilder"]
+
+_ID = re.compile(r"^([A-Z][A-Z0-9]{1,9})-(\d+)$")
+_SUFFIXES = [" 2", " II", " (old)", " B", " - copy", " Plus", " Annex", " Jr."]
+
+
+class DistractorBuilder:
+    """Builds and checks distractor clones against a scratch database holding the seed."""
+
+    def __init__(self, manifest: DomainManifest, schema_sql: str, seed: dict[str, list[dict[str, Any]]],
+                 world: World) -> None:
+        self.manifest = manifest
+        self.world = world
+        self.conn = sqlite3.connect(":memory:", isolation_level=None)
+        self.conn.execute("PRAGMA foreign_keys = ON")
+        self.conn.executescript(schema_sql)
+        self.conn.execute("BEGIN")
+        for table, rows in seed.items():
+            insert_rows(self.conn, table, rows)
+        self.conn.execute("COMMIT")
+        self.highest: dict[str, tuple[int, int]] = {}
+        for table in manifest.tables:
+            if len(table.primary_key) == 1 and table.column(table.primary_key[0]).type == "TEXT":
+                for row in world.rows[table.name]:
+                    match = _ID.match(str(row.get(table.primary_key[0]) or ""))
+                    if match:
+                        number, width = int(match.group(2)), len(match.group(2))
+                        best = self.highest.get(match.group(1), (0, width))
+                        self.highest[match.group(1)] = (max(best[0], number), max(best[1], width))
+        fk_columns = {t.name: {c for fk in t.foreign_keys for c in fk.columns} for t in manifest.tables}
+        self.fk_columns = fk_columns
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def _new_key(self, table: str, row: dict[str, Any], used: dict[str, int]) -> Any | None:
+        spec = self.manifest.table(table)
+        if len(spec.primary_key) != 1:
+            return None
+        column = spec.primary_key[0]
+        value = row.get(column)
+        if spec.column(column).type == "INTEGER":
+            top = max([r.get(column) or 0 for r in self.world.rows[table]] + [used.get(f"#{table}", 0)])
+            used[f"#{table}"] = top + 1
+            return top + 1
+        match = _ID.match(str(value or ""))
+        if not match:
+            used[f"${table}"] = used.get(f"${table}", 0) + 1
+            return f"{value}-D{used[f'${table}']}"
+        prefix = match.group(1)
+        number, width = self.highest.get(prefix, (0, 5))
+        used[prefix] = max(used.get(prefix, number), number) + 1
+        return f"{prefix}-{used[prefix]:0{width}d}"
+
+    def _variant(self, value: str, rng: random.Random) -> str:
+        if "@" in value:
+            local, _, host = value.partition("@")
+            return f"{local}.{rng.choice(['alt', 'two', 'old', 'home'])}@{host}"
+        return value + rng.choice(_SUFFIXES)
+
+    def clone(self, table: str, row: dict[str, Any], rng: random.Random, used: dict[str, int]) -> dict[str, Any] | None:
+        """A distractor version of ``row``, or None when the table cannot hold one."""
+        spec = self.manifest.table(table)
+        key = self._new_key(table, row, used)
+        if key is None:
+            return None
+        clone = dict(row)
+        clone[spec.primary_key[0]] = key
+        fks = self.fk_columns[table]
+        for column in spec.columns:
+            value = clone.get(column.name)
+            if column.name in spec.primary_key or column.name in fks or not isinstance(value, str):
+                continue
+            if is_label_column(column.name):
+                clone[column.name] = self._variant(value, rng)
+            elif "status" in column.name or column.name.endswith("state"):
+                others = [v for v in self.world.column_values(table, column.name) if v != value]
+                if others:
+                    clone[column.name] = rng.choice(others)
+        return clone
+
+    def _fits(self, table: str, row: dict[str, Any], original: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+        """Insert inside the open savepoint; on UNIQUE or CHECK trouble adjust, else give up."""
+        for _ in range(3):
+            try:
+                insert_rows(self.conn, table, [row])
+                return row
+            except sqlite3.IntegrityError as error:
+                message = str(error)
+                if "CHECK" in message:  # a status the other columns do not allow: keep the original one
+                    reverted = {c: (original[c] if not is_label_column(c) and c in original else v) for c, v in row.items()}
+                    reverted.update({k: row[k] for k in self.manifest.table(table).primary_key})
+                    if reverted == row:
+                        return None
+                    row = reverted
+                    continue
+                if "UNIQUE" not in message:
+                    return None
+                columns = [part.split(".")[-1].strip() for part in message.split(":", 1)[1].split(",")]
+                spec = self.manifest.table(table)
+                if any(c in spec.primary_key or c in self.fk_columns[table] for c in columns):
+                    return None
+                row = dict(row)
+                for column in columns:
+                    if isinstance(row.get(column), str):
+                        row[column] = self._variant(row[column], rng)
+                    elif isinstance(row.get(column), int):
+                        row[column] = row[column] + 7919
+        return None
+
+    def build(self, anchors: list[tuple[str, dict[str, Any]]], per_anchor: int, rng: random.Random,
+              with_parents: bool = False) -> list[RowOp]:
+        """Distractor inserts for the anchors (and, if asked, one clone of each anchor's parent rows)."""
+        targets = [(table, row, per_anchor) for table, row in anchors]
+        if with_parents:
+            for table, row in anchors:
+                for child, columns, parent, refs in self.world.links:
+                    if child == table and parent != table:
+                        found = self.world.by_key[parent].get(tuple(row.get(c) for c in columns))
+                        if found is not None:
+                            targets.append((parent, found, 1))
+        ops: list[RowOp] = []
+        used: dict[str, int] = {}
+        self.conn.execute("SAVEPOINT distractors")
+        try:
+            for table, row, count in targets:
+                for _ in range(count):
+                    clone = self.clone(table, row, rng, used)
+                    if clone is None:
+                        break
+                    kept = self._fits(table, clone, row, rng)
+                    if kept is not None:
+                        ops.append(RowOp(op="insert", table=table, row=kept, distractor=True))
+        finally:
+            self.conn.execute("ROLLBACK TO distractors")
+            self.conn.execute("RELEASE distractors")
+        return ops

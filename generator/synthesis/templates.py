@@ -1,0 +1,75 @@
+"""The user side of a task, from templates grounded in the seed chain: opening, goal, facts.
+
+Only what the chain used goes in: the goal names the state-changing tools of each sub-goal, the facts
+are exactly the user-sourced values of the actions (plus the selectors that tell list
+elements apart). Facts for optional arguments, and for harder tasks one more fact, are
+withheld: the simulated user gives them only when asked. An LLM can reword these later
+(generator stage); the facts, not the wording, are what the verifier checks.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import UserSpec
+
+from generator.synthesis.values import is_label_column
+
+__all__ = ["build_user", "goal_phrase"]
+
+_OPENINGS = [
+    "Hi, I'd like to {goal}.", "Hello! Can you help me {goal}?", "I need to {goal}, please.",
+    "Could you {goal} for me?", "Hey there, I want to {goal}.", "Good morning. I'm hoping you can {goal}.",
+    "Hi! I was told you could {goal}.", "I'd appreciate help to {goal}.",
+]
+_JOIN = [" Also, {goal}.", " After that I also need to {goal}.", " And once that's done, {goal}."]
+_VERBS = {"get": "look up", "find": "find", "list": "list", "create": "create", "add": "add", "update": "update",
+          "cancel": "cancel", "delete": "delete", "remove": "remove", "set": "set", "schedule": "schedule",
+          "book": "book", "assign": "assign", "close": "close", "record": "record", "log": "log", "submit": "submit",
+          "approve": "approve", "reject": "reject", "transfer": "transfer", "change": "change", "move": "move",
+          "revoke": "revoke", "resolve": "resolve", "acknowledge": "acknowledge", "install": "install",
+          "run": "run", "file": "file", "request": "request", "reschedule": "reschedule", "refill": "refill"}
+
+
+def _action_phrase(tool: str) -> str:
+    verb, _, rest = tool.partition("_")
+    return f"{_VERBS.get(verb, verb)} the {rest.replace('_', ' ')}" if rest else tool.replace("_", " ")
+
+
+def goal_phrase(tools: list[str], facts: dict[str, Any]) -> str:
+    """[borrow_book, return_book] + facts -> "borrow the book and then return the book (book title Dune)"."""
+    phrase = " and then ".join(_action_phrase(t) for t in tools)
+    described = [f"{k.replace('_', ' ')} {v}" for k, v in facts.items() if isinstance(v, str | int | float)][:3]
+    return phrase + (f" ({', '.join(described)})" if described else "")
+
+
+def _mentionable(key: str, value: Any) -> bool:
+    return isinstance(value, str) and (is_label_column(key) or key.endswith("_id")) and len(value) <= 60
+
+
+def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
+               optional: set[str], difficulty: str, rng: random.Random) -> UserSpec:
+    """Opening, simulator instruction, known and withheld facts for the (writing tools, their facts) goals."""
+    withheld_keys = {k for k in facts if k in optional}
+    spare = sorted(k for k in facts if k not in withheld_keys)
+    if difficulty != "easy" and len(spare) > 2:
+        withheld_keys.add(rng.choice(spare[1:]))
+    known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}
+    withheld = {k: v for k, v in sorted(facts.items()) if k in withheld_keys}
+    first_tool, first_facts = goals[0]
+    in_opening = {k: v for k, v in first_facts.items() if k in known and _mentionable(k, v)}
+    opening = rng.choice(_OPENINGS).format(goal=goal_phrase(first_tool, in_opening))
+    for tool, more in goals[1:]:
+        opening += rng.choice(_JOIN).format(goal=goal_phrase(tool, {k: v for k, v in more.items()
+                                                                    if k in known and _mentionable(k, v)}))
+    steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
+    known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items()) or "nothing beyond the opening"
+    withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
+    instruction = (f"You are a user of {manifest.title}. Your goal: {steps}. "
+                   f"Give these facts when the agent asks: {known_text}.")
+    if withheld_text:
+        instruction += f" Give these only if the agent asks for them specifically: {withheld_text}."
+    instruction += " Do not invent other details; say you do not know. End the conversation once it is done."
+    return UserSpec(opening=opening, instruction=instruction, known=known, withheld=withheld)

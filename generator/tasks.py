@@ -1,0 +1,151 @@
+"""``scaleenv tasks synth``: synthesise verified tasks for a domain by graph expansion (paper phase 2).
+
+Candidates are built in rounds (``generator.synthesis.candidate``), each one put through
+the verifier's gates in memory (``verifier.gates.verify_task``) and, per round, the
+determinism gate in a second process. Only tasks that pass everything are kept, stamped
+with the package's content hash, and written sorted by id with ``Task.to_line()``: the same
+domain and seed give a byte-identical file, whatever PYTHONHASHSEED or the worker count
+(tests/unit/generator/test_synthesis.py runs it twice to check).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.domain.task import Task, VerifiedRecord
+from scaleenv_mcp.errors import EnvironmentFaultError
+from verifier.gates import GATES, TaskVerdict, verify_task
+from verifier.replay import MemoryTransport, stage_tasks, unstage_tasks
+from verifier.verify import apply_determinism
+
+from generator.graph import build_graph
+from generator.diversity import diversity_report
+from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
+
+__all__ = ["TaskSynthReport", "synthesize_tasks", "write_tasks"]
+
+Progress = Callable[[int, int], None]
+
+
+class TaskSynthReport(BaseModel):
+    domain: str
+    seed: int
+    requested: int
+    produced: int
+    candidates: int = Field(description="Candidates built and checked.")
+    passed: int = Field(description="Candidates that passed every gate (those past n are dropped: the file keeps the first n).")
+    rejected: dict[str, int] = Field(default_factory=dict, description="Candidates dropped, by first failing step or gate.")
+    examples: dict[str, list[str]] = Field(default_factory=dict, description="Up to 3 rejected candidates per reason, with why.")
+    difficulty: dict[str, int] = Field(default_factory=dict)
+    splits: dict[str, int] = Field(default_factory=dict)
+    tools_used_share: float = Field(description="Share of the domain's tools that appear in some task's actions.")
+    expansion_target_reached: float = Field(description="Share of tasks whose |H| reached min(20, tools).")
+    seconds: float
+    tasks_per_second: float
+    package_hash: str
+    out: str | None = None
+
+
+def write_tasks(tasks: list[Task], path: Path) -> None:
+    path.write_text("".join(t.to_line() + "\n" for t in sorted(tasks, key=lambda t: t.id)))
+
+
+def _first_failure(verdict: TaskVerdict) -> str:
+    failed = verdict.failed_gates
+    return next((g for g in (*GATES, "environment") if g in failed), failed[0] if failed else "unknown")
+
+
+async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | None = None, workers: int | None = None,
+                           max_candidates: int | None = None, progress: Progress | None = None,
+                           determinism: bool = True) -> TaskSynthReport:
+    """Synthesise ``n`` verified tasks (fewer if the candidate budget runs out) and write them.
+
+    Args:
+        out: the file to write; default the package's tasks.jsonl.
+        max_candidates: candidate budget, default max(4 n, n + 40).
+    """
+    from scaleenv_mcp.host.host import Host
+    from scaleenv_mcp.settings import HostSettings
+
+    started = time.perf_counter()
+    package = load_domain(domain_path)
+    document = build_graph(package.manifest)
+    budget = max_candidates or max(4 * n, n + 40)
+    settings = HostSettings.from_env(workers=workers, port=0, control_port=None, max_harness_episodes=100000)
+    accepted: dict[int, Task] = {}
+    rejected: Counter[str] = Counter()
+    examples: dict[str, list[str]] = {}
+
+    def reject(reason: str, index: int, detail: str) -> None:
+        rejected[reason] += 1
+        if len(examples.setdefault(reason, [])) < 3:
+            examples[reason].append(f"candidate {index}: {detail}"[:300])
+
+    tried = 0
+    async with Host.running(settings, domains=[str(package.path)]) as host:
+        status = host.status.get(package.slug, "not found")
+        if not status.startswith("online"):
+            raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
+        factory = CandidateFactory(host, package, document, seed)
+        await factory.start(host.pool.size)
+        transport = MemoryTransport(host, package.slug)
+        gate = asyncio.Semaphore(max(2, 3 * (workers or 2)))
+
+        async def one(index: int) -> tuple[int, Task | Rejection, TaskVerdict | None]:
+            async with gate:
+                built = await factory.build(index)
+                if isinstance(built, Rejection):
+                    return index, built, None
+                stage_tasks(host, package.slug, [built])
+                try:
+                    verdict = await verify_task(built, transport, package.manifest, None)
+                finally:
+                    unstage_tasks(host, package.slug, [built.id])
+                return index, built, verdict
+
+        while len(accepted) < n and tried < budget:
+            size = min(budget - tried, max(8, math.ceil((n - len(accepted)) * 1.3)))
+            batch = range(tried, tried + size)
+            tried += size
+            outcomes = await asyncio.gather(*(one(i) for i in batch))
+            passing: list[tuple[int, Task, TaskVerdict]] = []
+            for index, built, verdict in sorted(outcomes, key=lambda o: o[0]):
+                if isinstance(built, Rejection):
+                    reject(built.reason, index, built.detail)
+                elif verdict is not None and not verdict.passed:
+                    failed = _first_failure(verdict)
+                    reject(failed, index, next((g.detail for g in verdict.gates if g.gate == failed), ""))
+                elif verdict is not None:
+                    passing.append((index, built, verdict))
+            if determinism and passing:
+                apply_determinism(package, [t for _, t, _ in passing], [v for _, _, v in passing])
+            for index, task, verdict in passing:
+                if verdict.passed:
+                    accepted[index] = task
+                else:
+                    reject("determinism", index, next((g.detail for g in verdict.gates if not g.passed), ""))
+            if progress:
+                progress(min(len(accepted), n), n)
+    stamp = VerifiedRecord(package_hash=package.content_hash, result="pass")
+    tasks = assign_splits([accepted[i].model_copy(update={"verified": stamp}) for i in sorted(accepted)[:n]])
+    target = out or package.path / "tasks.jsonl"
+    write_tasks(tasks, target)
+    seconds = time.perf_counter() - started
+    diversity = diversity_report(package.manifest, tasks)
+    return TaskSynthReport(
+        domain=package.slug, seed=seed, requested=n, produced=len(tasks), candidates=tried, passed=len(accepted),
+        rejected=dict(sorted(rejected.items())), examples=dict(sorted(examples.items())),
+        difficulty=diversity.difficulty, splits=diversity.splits,
+        tools_used_share=diversity.tools_used_share,
+        expansion_target_reached=round(sum(1 for t in tasks if t.meta.expanded_size >= min(
+            20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
+        seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
+        package_hash=package.content_hash, out=str(target))

@@ -1,0 +1,67 @@
+"""``scaleenv graph DOMAIN``: build the tool dependency graph, save graph.json, draw it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
+
+__all__ = ["graph"]
+
+
+def graph(
+    domain: Annotated[str, typer.Argument(help="Slug of an installed domain, or a path to a domain folder.")],
+    svg: Annotated[Path | None, typer.Option("--svg", help="Write an SVG drawing to this file.")] = None,
+    mermaid: Annotated[Path | None, typer.Option("--mermaid", help="Write Mermaid flowchart text to this file.")] = None,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Write graph.json into the domain folder.")] = True,
+    observed: Annotated[Path | None, typer.Option("--observed", help="JSON {tool: {reads: [...], writes: [...]}} of "
+                                                  "tables seen in validation, added to the manifest's.")] = None,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Build the typed tool graph (data flow, state, pre/postconditions) and print its statistics.
+
+    graph.json is deterministic (sorted, no timestamps); rebuild it whenever the domain changes.
+    """
+    from scaleenv_mcp.cli.output import console, fail, print_json, table
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.errors import ScaleEnvError
+
+    from generator.graph import build_graph, write_graph
+    from generator.graph_render import render_mermaid, render_svg
+
+    import json
+
+    from scaleenv_mcp.errors import UsageError
+
+    try:
+        package = load_domain(resolve_domain_path(domain, domains_dir))
+        try:
+            seen = json.loads(observed.read_text()) if observed else None
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--observed {observed}: {exc}") from None
+    except ScaleEnvError as error:
+        fail(error)
+    document = build_graph(package.manifest, seen)
+    if save:
+        write_graph(document, package.path)
+    if svg:
+        svg.write_text(render_svg(document))
+    if mermaid:
+        mermaid.write_text(render_mermaid(document))
+    if json_output:
+        print_json(document)
+        return
+    stats = document.stats
+    table(f"{document.domain}: tool dependency graph",
+          ["nodes", "edges", *stats.edges_by_type, "density", "components", "longest data-flow path"],
+          [[stats.nodes, stats.edges, *stats.edges_by_type.values(), stats.density, stats.weak_components,
+            f"{stats.longest_data_flow_length}{'' if stats.longest_path_exact else '+'}"]])
+    console.print("longest path: " + " -> ".join(stats.longest_data_flow_path), highlight=False)
+    written = [str(p) for p in (package.path / "graph.json" if save else None, svg, mermaid) if p]
+    if written:
+        console.print("wrote " + ", ".join(written), highlight=False)

@@ -1,0 +1,98 @@
+"""``scaleenv tasks synth|report DOMAIN``: synthesise verified tasks; report their diversity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
+
+__all__ = ["app", "report", "synth"]
+
+app = typer.Typer(help="Synthesise and inspect a domain's tasks.", no_args_is_help=True)
+
+DomainArg = Annotated[str, typer.Argument(help="Slug of an installed domain, or a path to a domain folder.")]
+
+
+@app.command("synth")
+def synth(
+    domain: DomainArg,
+    n: Annotated[int, typer.Option("-n", "--n", min=1, help="Verified tasks to produce.")] = 20,
+    seed: Annotated[int, typer.Option("--seed", help="Synthesis seed: the same seed gives a byte-identical file.")] = 0,
+    out: Annotated[Path | None, typer.Option("--out", help="Output file (default: the domain's tasks.jsonl).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: one per core).")] = None,
+    max_candidates: Annotated[int | None, typer.Option("--max-candidates", help="Candidate budget (default max(4n, n+40)).")] = None,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Build tasks by graph expansion, keep those that pass every verifier gate, write them sorted by id."""
+    import anyio
+    from rich.progress import Progress
+
+    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json, table
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.errors import ScaleEnvError
+
+    from generator.tasks import synthesize_tasks
+
+    try:
+        path = resolve_domain_path(domain, domains_dir)
+        with Progress(console=console, transient=True, disable=json_output) as bar:
+            job = bar.add_task(f"synthesising {path.name}", total=n)
+
+            def progress(done: int, total: int) -> None:
+                bar.update(job, completed=done, total=total)
+
+            report = anyio.run(lambda: synthesize_tasks(path, n, seed, out, workers, max_candidates, progress))
+    except ScaleEnvError as error:
+        fail(error)
+    if json_output:
+        print_json(report)
+    else:
+        table(f"{report.domain}: synthesis (seed {report.seed})",
+              ["requested", "produced", "candidates", "seconds", "tasks/s", "tools used", "difficulty"],
+              [[report.requested, report.produced, report.candidates, report.seconds, report.tasks_per_second,
+                f"{report.tools_used_share:.0%}", ", ".join(f"{k} {v}" for k, v in report.difficulty.items())]])
+        if report.rejected:
+            console.print("rejected: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()), highlight=False)
+        console.print(f"wrote {report.out}", highlight=False)
+    if report.produced < report.requested:
+        raise typer.Exit(EXIT_BAD)
+
+
+@app.command("report")
+def report(
+    domain: DomainArg,
+    tasks: Annotated[Path | None, typer.Option("--tasks", help="Tasks file (default: the domain's tasks.jsonl).")] = None,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Diversity of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings."""
+    from scaleenv_mcp.cli.output import console, fail, print_json, table
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.errors import ScaleEnvError
+
+    from generator.diversity import diversity_report
+    from verifier.verify import load_tasks
+
+    try:
+        package = load_domain(resolve_domain_path(domain, domains_dir))
+        loaded = load_tasks(tasks) if tasks else list(package.tasks.values())
+    except ScaleEnvError as error:
+        fail(error)
+    result = diversity_report(package.manifest, loaded)
+    if json_output:
+        print_json(result)
+        return
+    table(f"{result.domain}: task diversity",
+          ["tasks", "tool sequences", "tools used", "unique openings", "mean distractors", "mean |H|"],
+          [[result.tasks, result.distinct_tool_sequences, f"{result.tools_used}/{result.tools_total} "
+            f"({result.tools_used_share:.0%})", result.unique_openings, result.mean_distractors,
+            result.mean_expanded_size]])
+    console.print("chain length: " + ", ".join(f"{k}: {v}" for k, v in result.chain_length.items()), highlight=False)
+    console.print("difficulty: " + ", ".join(f"{k}: {v}" for k, v in result.difficulty.items()), highlight=False)
+    if result.unused_tools:
+        console.print("unused tools: " + ", ".join(result.unused_tools), highlight=False)

@@ -1,0 +1,39 @@
+"""Every shipped domain's tasks were verified against the package as it is now, and a sample replays.
+
+The full sweep is ``scaleenv verify DOMAIN --transport http`` for each domain (docs/tasks.md);
+CI replays a deterministic sample of 5 tasks per domain through every gate.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scaleenv_mcp.domain.loader import load_domain
+from verifier.verify import verify_domain
+
+DOMAINS = Path(__file__).resolve().parents[2] / "domains"
+WITH_TASKS = sorted(p.parent.name for p in DOMAINS.glob("*/tasks.jsonl"))
+SAMPLE = 5
+
+pytestmark = pytest.mark.skipif(not WITH_TASKS, reason="no shipped domain has a tasks.jsonl yet")
+
+
+@pytest.mark.parametrize("slug", WITH_TASKS)
+def test_tasks_were_verified_against_the_current_package(slug: str):
+    package = load_domain(DOMAINS / slug)
+    stale = sorted(t.id for t in package.tasks.values()
+                   if t.verified is None or t.verified.package_hash != package.content_hash)
+    assert not stale, (f"{slug}: {len(stale)} tasks were verified against another version of the package "
+                       f"(first: {stale[:3]}); the domain changed after verification: re-run "
+                       f"`scaleenv tasks synth {slug}` or `scaleenv verify {slug}`")
+    assert all(t.gold is not None and t.verified.result == "pass" for t in package.tasks.values())
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("slug", WITH_TASKS)
+async def test_a_sample_of_tasks_passes_every_gate(slug: str):
+    report = await verify_domain(DOMAINS / slug, transport="memory", sample=SAMPLE, workers=1, validate=False)
+    failed = {v.task_id: v.failed_gates for v in report.verdicts if not v.passed}
+    assert not failed and report.tasks == min(SAMPLE, len(load_domain(DOMAINS / slug).tasks))

@@ -1,0 +1,120 @@
+"""The admission gates over the in-memory transport: good tasks pass, each kind of bad task is caught."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scaleenv_mcp.domain.task import Task, TaskAction
+from scaleenv_mcp.state.diff import StateDiff
+from verifier.perturb import changed_value
+from verifier.verify import VerifyReport, verify_domain
+
+pytestmark = pytest.mark.anyio
+
+
+def _write(tasks: list[Task], path: Path) -> Path:
+    path.write_text("".join(t.to_line() + "\n" for t in tasks))
+    return path
+
+
+def _verdict(report: VerifyReport, task_id: str):
+    return next(v for v in report.verdicts if v.task_id == task_id)
+
+
+async def test_synthesised_tasks_pass_every_gate(synthesized):
+    package, tasks = synthesized
+    report = await verify_domain(package, transport="memory", workers=1)
+    assert (report.passed, report.failed, report.environment_errors) == (len(tasks), 0, 0)
+    gates = {g.gate for v in report.verdicts for g in v.gates}
+    assert gates == {"package_hash", "gold_replay", "gold_fingerprint", "grounding", "do_nothing", "distractor",
+                     "argument", "determinism"}
+    assert all(v.reward == 1.0 for v in report.verdicts)
+
+
+async def test_tampered_actions_fail(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    task = tasks[0]
+    writing = next(i for i, a in enumerate(task.actions) if a.tool in ("borrow_book", "return_book"))
+    action = task.actions[writing]
+    param = sorted(action.arguments)[0]
+    tampered = task.model_copy(deep=True)
+    tampered.actions[writing] = TaskAction(tool=action.tool, arguments={
+        **action.arguments, param: changed_value(action.arguments[param], {})})
+    report = await verify_domain(package, _write([tampered], tmp_path / "t.jsonl"), workers=1, determinism=False)
+    assert report.failed == 1 and "gold_replay" in report.verdicts[0].failed_gates
+
+
+async def test_tampered_gold_fails(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    task = next(t for t in tasks if t.gold and "loans" in t.gold.diff.tables and t.gold.diff.tables["loans"].added)
+    assert task.gold is not None
+    gold = task.gold.diff.model_dump()
+    gold["tables"]["loans"]["added"][0]["due_on"] = "2031-01-01"  # a hard column the actions do not produce
+    wrong_diff = task.model_copy(deep=True)
+    assert wrong_diff.gold is not None
+    wrong_diff.gold.diff = StateDiff.model_validate(gold)
+    wrong_print = task.model_copy(deep=True, update={"id": task.id + "-fp"})
+    assert wrong_print.gold is not None
+    wrong_print.gold.fingerprint = "0" * 64
+    report = await verify_domain(package, _write([wrong_diff, wrong_print], tmp_path / "t.jsonl"), workers=1,
+                                 determinism=False)
+    assert report.failed == 2
+    diff_verdict = _verdict(report, task.id)
+    assert "gold_replay" in diff_verdict.failed_gates
+    assert "expected row was not created" in next(g.detail for g in diff_verdict.gates if g.gate == "gold_replay")
+    assert _verdict(report, task.id + "-fp").failed_gates == ["gold_fingerprint"]
+
+
+async def test_goal_already_met_in_the_start_state_fails(synthesized, tmp_path: Path):
+    """Actions that change nothing: the gold replay scores 1, but so does doing nothing."""
+    package, tasks = synthesized
+    base = tasks[0]
+    met = base.model_copy(deep=True, update={"id": "already-met"})
+    met.actions = [TaskAction(tool="find_books", arguments={"text": "Dune"})]
+    met.user.known = {"book_title": "Dune"}
+    met.user.withheld = {}
+    met.meta.grounding = [{"action": 0, "argument": "text", "source": "user", "fact": "book_title"}]
+    assert met.gold is not None
+    met.gold.diff = StateDiff()
+    first = await verify_domain(package, _write([met], tmp_path / "a.jsonl"), workers=1, determinism=False)
+    met.gold.fingerprint = first.verdicts[0].fingerprint or ""  # the start state, which the read leaves as it is
+    report = await verify_domain(package, _write([met], tmp_path / "b.jsonl"), workers=1, determinism=False)
+    verdict = report.verdicts[0]
+    assert verdict.failed_gates == ["do_nothing"], verdict.gates
+    assert "goal is met in the start state" in next(g.detail for g in verdict.gates if g.gate == "do_nothing")
+
+
+async def test_ungrounded_argument_fails(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    task = tasks[0].model_copy(deep=True)
+    fact = next(g["fact"] for g in task.meta.grounding if g["source"] == "user")
+    task.user.known.pop(fact, None)
+    task.user.withheld.pop(fact, None)
+    report = await verify_domain(package, _write([task], tmp_path / "t.jsonl"), workers=1, determinism=False)
+    assert report.verdicts[0].failed_gates == ["grounding"]
+
+
+async def test_domain_changed_after_verification_fails(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    changed = tmp_path / "tiny_library"
+    shutil.copytree(package, changed)
+    tools = changed / "tools.py"
+    tools.write_text(tools.read_text() + "\n# an edit after the tasks were verified\n")
+    report = await verify_domain(changed, workers=1, determinism=False, sample=2)
+    assert report.failed == 2
+    assert all("package_hash" in v.failed_gates for v in report.verdicts)
+    assert "domain changed after verification" in report.verdicts[0].gates[0].detail
+
+
+async def test_determinism_gate_reports_a_different_end_state(synthesized):
+    from verifier.determinism import verify_determinism
+
+    package, tasks = synthesized
+    expected = {t.id: t.gold.fingerprint for t in tasks[:2] if t.gold}
+    expected[tasks[1].id] = "f" * 64
+    found = verify_determinism(package, tasks[:2], expected)
+    assert found[tasks[0].id] is None
+    assert "replay reached" in (found[tasks[1].id] or "")

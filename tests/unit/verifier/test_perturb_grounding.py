@@ -1,0 +1,86 @@
+"""Wrong variants of the reference actions and the grounding check, on hand-made tasks (no host)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.domain.task import RowOp, Task
+from verifier.grounding import check_grounding
+from verifier.paths import get_path, leaf_values, parent_list
+from verifier.perturb import argument_variants, changed_value, distractor_variants
+from verifier.replay import ActionResult
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
+MANIFEST = load_domain(FIXTURE).manifest
+SHELF = {"items": [{"book_id": "BK-00001", "title": "Dune"}, {"book_id": "BK-00003", "title": "Dune Messiah"}]}
+
+
+def _task(**changes) -> Task:
+    data = {
+        "id": "t", "domain": "tiny_library", "difficulty": "easy",
+        "user": {"opening": "Hi", "instruction": "borrow Dune", "known": {"member_id": "MEM-00001", "book_title": "Dune"}},
+        "actions": [{"tool": "find_books", "arguments": {"text": "Dune"}},
+                    {"tool": "borrow_book", "arguments": {"member_id": "MEM-00001", "book_id": "BK-00001"}}],
+        "meta": {"grounding": [
+            {"action": 0, "argument": "text", "source": "user", "fact": "book_title"},
+            {"action": 1, "argument": "member_id", "source": "user", "fact": "member_id", "table": "members"},
+            {"action": 1, "argument": "book_id", "source": "call", "call": 0, "field": "items[0].book_id",
+             "select_by": {"title": "book_title"}, "table": "books"}]},
+    }
+    data.update(changes)
+    return Task.model_validate(data)
+
+
+def test_paths():
+    assert get_path(SHELF, "items[1].book_id") == "BK-00003"
+    assert parent_list("a.items[2].book_id") == ("a.items", 2, "book_id")
+    assert parent_list("loan_id") is None
+    assert ("items[0].title", "title", "Dune") in leaf_values(SHELF)
+
+
+def test_changed_values_differ_and_keep_their_kind():
+    assert changed_value("MEM-00001", {}) == "MEM-00002"
+    assert changed_value("2026-03-10", {}) == "2026-03-11"
+    assert changed_value("2026-03-10T09:00:00", {}) == "2026-03-10T10:00:00"
+    assert changed_value(5, {"maximum": 5}) == 4
+    assert changed_value(True, {}) is False
+    assert changed_value("active", {"enum": ["active", "suspended"]}) == "suspended"
+    assert changed_value("a note", {}) != "a note"
+
+
+def test_argument_variants_change_one_argument_of_each_writing_action():
+    variants = argument_variants(_task(), MANIFEST)
+    assert [v.description.split(":")[0] for v in variants] == ["action 1 borrow_book.book_id", "action 1 borrow_book.member_id"]
+    assert variants[0].actions[0].arguments == {"text": "Dune"}  # reads are left alone
+
+
+def test_distractor_variants_swap_the_look_alike_everywhere():
+    clone = {"member_id": "MEM-00004", "name": "Ada Byron II", "email": "x@example.org", "status": "active", "max_loans": 2}
+    task = _task(setup=[RowOp(op="insert", table="members", row=clone, distractor=True)])
+    (variant,) = distractor_variants(task, MANIFEST)
+    assert variant.actions[1].arguments["member_id"] == "MEM-00004"
+    assert variant.actions[1].arguments["book_id"] == "BK-00001"
+
+
+def test_grounding_accepts_facts_and_selected_results():
+    results = [ActionResult(tool="find_books", ok=True, result=SHELF), ActionResult(tool="borrow_book", ok=True, result={})]
+    assert check_grounding(_task(), results) == []
+
+
+def test_grounding_rejects_missing_facts_wrong_fields_and_ambiguous_picks():
+    results = [ActionResult(tool="find_books", ok=True, result=SHELF), ActionResult(tool="borrow_book", ok=True, result={})]
+    no_fact = _task(user={"opening": "Hi", "instruction": "x", "known": {"book_title": "Dune"}})
+    assert "fact 'member_id' is not among" in check_grounding(no_fact, results)[0]
+    task = _task()
+    task.meta.grounding[2]["field"] = "items[1].book_id"
+    assert "holds 'BK-00003'" in check_grounding(task, results)[0]
+    ambiguous = _task()
+    del ambiguous.meta.grounding[2]["select_by"]
+    assert "nothing to tell them apart" in check_grounding(ambiguous, results)[0]
+    twins = {"items": [{"book_id": "BK-00001", "title": "Dune"}, {"book_id": "BK-00009", "title": "Dune"}]}
+    problems = check_grounding(_task(), [ActionResult(tool="find_books", ok=True, result=twins), results[1]])
+    assert "matches elements [0, 1]" in problems[0]
+    missing = _task()
+    missing.meta.grounding.pop(1)
+    assert check_grounding(missing, results) == ["action 1 borrow_book.member_id: no grounding record"]

@@ -1,0 +1,103 @@
+"""The admission gates a task must pass, run on one task over one transport.
+
+- ``package_hash``: the task was verified against the package as it is now.
+- ``gold_replay``: the reference actions all succeed and score reward 1.
+- ``gold_fingerprint``: and reach exactly the recorded gold end state.
+- ``grounding``: every argument is obtainable from the user's facts or an earlier result.
+- ``do_nothing``: an agent that does nothing scores 0 (also catches a goal already met).
+- ``distractor``: the actions aimed at a distractor row score 0 or are refused.
+- ``argument``: each argument of each state-changing action changed scores 0 or is refused.
+- ``determinism``: a second process with another PYTHONHASHSEED reaches the same state
+  (run for a whole batch at once, see ``verifier.determinism``).
+The variant gates run only when the gold replay passed; they would say nothing otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+
+from pydantic import BaseModel, Field
+
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import Task
+
+from verifier.grounding import check_grounding
+from verifier.perturb import argument_variants, distractor_variants
+from verifier.replay import ReplayOutcome, Transport, replay_actions
+
+__all__ = ["GATES", "GateResult", "TaskVerdict", "verify_task"]
+
+GATES = ("package_hash", "gold_replay", "gold_fingerprint", "grounding", "do_nothing", "distractor", "argument",
+         "determinism")
+
+
+class GateResult(BaseModel):
+    gate: str
+    passed: bool
+    detail: str = ""
+
+
+class TaskVerdict(BaseModel):
+    task_id: str
+    passed: bool
+    gates: list[GateResult] = Field(default_factory=list)
+    reward: float | None = Field(default=None, description="Reward of the gold replay.")
+    fingerprint: str | None = Field(default=None, description="End state of the gold replay.")
+    variants: int = Field(default=0, description="Perturbed replays run.")
+    seconds: float = 0.0
+
+    @property
+    def failed_gates(self) -> list[str]:
+        return [g.gate for g in self.gates if not g.passed]
+
+    def add(self, gate: str, passed: bool, detail: str = "") -> None:
+        self.gates.append(GateResult(gate=gate, passed=passed, detail=detail[:500]))
+        self.passed = all(g.passed for g in self.gates)
+
+
+def _rejected(outcome: ReplayOutcome) -> bool:
+    return outcome.errors > 0 or outcome.reward is None or outcome.reward.reward == 0.0
+
+
+async def verify_task(task: Task, transport: Transport, manifest: DomainManifest, package_hash: str | None) -> TaskVerdict:
+    """Run every per-task gate; ``package_hash`` None skips the stamp check (synthesis, before stamping)."""
+    started = time.perf_counter()
+    verdict = TaskVerdict(task_id=task.id, passed=True)
+    if package_hash is not None:
+        stamp = task.verified.package_hash if task.verified else None
+        verdict.add("package_hash", stamp == package_hash,
+                    "" if stamp == package_hash else f"verified against {stamp or 'nothing'}, package is now {package_hash[:12]}: "
+                    "the domain changed after verification; re-run synthesis or verification")
+    if task.gold is None:
+        verdict.add("gold_replay", False, "the task has no gold")
+        return verdict
+    async with transport.episode(task.id) as session:
+        gold = await replay_actions(session, manifest, task, task.actions, reset=False, fingerprint=True)
+        assert gold.reward is not None
+        verdict.reward, verdict.fingerprint = gold.reward.reward, gold.fingerprint
+        refused = [f"action {i} {r.tool}: {r.error}" for i, r in enumerate(gold.results) if not r.ok]
+        ok = not refused and gold.reward.reward == 1.0
+        verdict.add("gold_replay", ok, "; ".join(refused)[:300] or ("" if ok else gold.reward.explain()))
+        verdict.add("gold_fingerprint", gold.fingerprint == task.gold.fingerprint,
+                    "" if gold.fingerprint == task.gold.fingerprint else
+                    f"replay reached {(gold.fingerprint or '')[:12]}, gold says {task.gold.fingerprint[:12]}")
+        problems = check_grounding(task, gold.results)
+        verdict.add("grounding", not problems, "; ".join(problems[:3]))
+        if not ok:
+            verdict.seconds = round(time.perf_counter() - started, 3)
+            return verdict
+        idle = await replay_actions(session, manifest, task, [])
+        idle_score = idle.reward.reward if idle.reward else 1.0
+        verdict.add("do_nothing", idle_score == 0.0,
+                    "" if idle_score == 0.0 else "doing nothing already scores 1: the goal is met in the start state")
+        for gate, variants in (("distractor", distractor_variants(task, manifest)),
+                               ("argument", argument_variants(task, manifest))):
+            slipped = []
+            for variant in variants:
+                verdict.variants += 1
+                if not _rejected(await replay_actions(session, manifest, task, variant.actions, stop_on_refusal=True)):
+                    slipped.append(variant.description)
+            verdict.add(gate, not slipped, ("still scores 1: " + "; ".join(slipped[:3])) if slipped else
+                        f"{len(variants)} variants rejected")
+    verdict.seconds = round(time.perf_counter() - started, 3)
+    return verdict

@@ -1,0 +1,88 @@
+"""Intent grounding: every argument of the reference solution is obtainable by the agent.
+
+An argument is grounded when its record in ``task.meta.grounding`` says where it comes
+from and that source really holds it: a user fact (``known`` or ``withheld``) with that
+value, or a field of an earlier action's result in this replay. A value picked out of a
+list must come with a selector: element fields whose values are user facts and which match
+exactly that one element, so the agent can tell which row the user meant.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.state.canonical import canonical_value
+
+from verifier.paths import get_path, parent_list
+from verifier.replay import ActionResult
+
+__all__ = ["check_grounding"]
+
+
+def _same(a: Any, b: Any) -> bool:
+    try:
+        return canonical_value(a) == canonical_value(b)
+    except (TypeError, ValueError):
+        return a == b
+
+
+def _check_call(record: dict[str, Any], index: int, value: Any, results: list[ActionResult],
+                facts: dict[str, Any]) -> str | None:
+    call, path = record.get("call"), record.get("field")
+    if not isinstance(call, int) or not isinstance(path, str) or not 0 <= call < index:
+        return "names no earlier call and field"
+    source = results[call] if call < len(results) else None
+    if source is None or not source.ok or source.result is None:
+        return f"its source call {call} did not succeed in the replay"
+    try:
+        found = get_path(source.result, path)
+    except KeyError:
+        return f"call {call} returned no field {path}"
+    if not _same(found, value):
+        return f"call {call} field {path} holds {found!r}, not {value!r}"
+    parent = parent_list(path)
+    if parent is None:
+        return None
+    head, position, _ = parent
+    elements = get_path(source.result, head) if head else source.result
+    if not isinstance(elements, list) or len(elements) <= 1:
+        return None
+    select = record.get("select_by") or {}
+    if not select:
+        return f"picked from {len(elements)} results of call {call} with nothing to tell them apart"
+    for field, fact in select.items():
+        if fact not in facts:
+            return f"selector fact {fact!r} is not something the user says"
+    matching = [i for i, element in enumerate(elements) if isinstance(element, dict)
+                and all(_same(element.get(field), facts[fact]) for field, fact in select.items())]
+    if matching != [position]:
+        return f"selector {select} matches elements {matching} of call {call}, not just {position}"
+    return None
+
+
+def check_grounding(task: Task, results: list[ActionResult]) -> list[str]:
+    """Problems with the grounding of each argument, given the results of the gold replay."""
+    facts = {**task.user.known, **task.user.withheld}
+    records = {(g.get("action"), g.get("argument")): g for g in task.meta.grounding}
+    problems: list[str] = []
+    for index, action in enumerate(task.actions):
+        for name, value in action.arguments.items():
+            where = f"action {index} {action.tool}.{name}"
+            record = records.get((index, name))
+            if record is None:
+                problems.append(f"{where}: no grounding record")
+                continue
+            if record.get("source") == "user":
+                fact = record.get("fact")
+                if fact not in facts:
+                    problems.append(f"{where}: fact {fact!r} is not among the user's facts")
+                elif not _same(facts[fact], value):
+                    problems.append(f"{where}: the user's {fact!r} is {facts[fact]!r}, not {value!r}")
+            elif record.get("source") == "call":
+                problem = _check_call(record, index, value, results, facts)
+                if problem:
+                    problems.append(f"{where}: {problem}")
+            else:
+                problems.append(f"{where}: unknown source {record.get('source')!r}")
+    return problems

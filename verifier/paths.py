@@ -1,0 +1,83 @@
+"""Field paths into tool results: ``items[2].book_id`` names one value of one call's output.
+
+Grounding records say where an argument came from with such a path, and the verifier
+resolves it against the result the replay actually got. The generator uses the same
+functions to list candidate values (``leaf_values``), so both sides read paths one way.
+Pure functions over JSON values; nothing here talks to a host.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["get_path", "leaf_values", "parent_list", "split_path"]
+
+_STEP = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
+
+
+def split_path(path: str) -> list[str | int | None]:
+    """``items[2].book_id`` -> ``["items", 2, "book_id"]``; ``[]`` (any element) becomes None."""
+    steps: list[str | int | None] = []
+    for name, index in _STEP.findall(path):
+        if name:
+            steps.append(name)
+        else:
+            steps.append(int(index) if index else None)
+    return steps
+
+
+def get_path(value: Any, path: str) -> Any:
+    """The value at a concrete path, or raise KeyError naming the first missing step."""
+    current = value
+    for step in split_path(path):
+        if isinstance(step, int) and isinstance(current, list) and 0 <= step < len(current):
+            current = current[step]
+        elif isinstance(step, str) and isinstance(current, dict) and step in current:
+            current = current[step]
+        else:
+            raise KeyError(f"{path}: no {step!r}")
+    return current
+
+
+def parent_list(path: str) -> tuple[str, int, str] | None:
+    """For ``a.items[2].book_id``: (``a.items``, 2, ``book_id``), the innermost list step; None without one."""
+    steps = split_path(path)
+    for position in range(len(steps) - 1, -1, -1):
+        if isinstance(steps[position], int):
+            head = _join(steps[:position])
+            tail = _join(steps[position + 1:])
+            return head, int(steps[position]), tail  # type: ignore[arg-type]
+    return None
+
+
+def _join(steps: list[str | int | None]) -> str:
+    out = ""
+    for step in steps:
+        if isinstance(step, int):
+            out += f"[{step}]"
+        elif step is None:
+            out += "[]"
+        else:
+            out += ("." if out else "") + step
+    return out
+
+
+def leaf_values(value: Any, prefix: str = "") -> list[tuple[str, str, Any]]:
+    """Every scalar leaf as (concrete path, leaf name, value), depth first in document order."""
+    found: list[tuple[str, str, Any]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else key
+            if isinstance(item, dict | list):
+                found.extend(leaf_values(item, path))
+            else:
+                found.append((path, key, item))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            path = f"{prefix}[{index}]"
+            if isinstance(item, dict | list):
+                found.extend(leaf_values(item, path))
+            else:
+                found.append((path, prefix.rsplit(".", 1)[-1].split("[")[0], item))
+    return found

@@ -561,6 +561,11 @@ def book_appointment(ctx, patient_id: str, slot_id: str, visit_type: str, reason
     if slot["status"] != "open" or slot["starts_at"] <= ctx.now:
         raise ConflictError(f"slot {slot_id} is {slot['status']} at {slot['starts_at']}; pick an open future slot "
                             f"(find_open_slots)")
+    holder = ctx.db.fetch_one("SELECT appointment_id FROM appointments WHERE slot_id = ? "
+                              "AND status IN ('scheduled', 'checked_in', 'completed', 'no_show')", (slot_id,))
+    if holder is not None:
+        raise ConflictError(f"slot {slot_id} is held by appointment {holder['appointment_id']}; pick an open future "
+                            f"slot (find_open_slots)")
     clinician = _clinician(ctx, slot["clinician_id"])
     if clinician["status"] != "active":
         raise NotPermittedError(f"clinician {clinician['clinician_id']} is {clinician['status']}")

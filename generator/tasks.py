@@ -107,6 +107,10 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                 stage_tasks(host, package.slug, [built])
                 try:
                     verdict = await verify_task(built, transport, package.manifest, None)
+                except EnvironmentFaultError as fault:
+                    # A tool that crashes on a perturbed replay is a domain bug to report, not a
+                    # reason to stop: the candidate is rejected (deterministically) and named.
+                    return index, Rejection("environment", f"{fault.message} [{built.id}]"), None
                 finally:
                     unstage_tasks(host, package.slug, [built.id])
                 return index, built, verdict

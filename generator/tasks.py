@@ -107,9 +107,12 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                 stage_tasks(host, package.slug, [built])
                 try:
                     verdict = await verify_task(built, transport, package.manifest, None)
-                except EnvironmentFaultError as fault:
+                except (EnvironmentFaultError, BaseExceptionGroup) as error:
                     # A tool that crashes on a perturbed replay is a domain bug to report, not a
                     # reason to stop: the candidate is rejected (deterministically) and named.
+                    fault = _environment_fault(error)
+                    if fault is None:
+                        raise
                     return index, Rejection("environment", f"{fault.message} [{built.id}]"), None
                 finally:
                     unstage_tasks(host, package.slug, [built.id])
@@ -153,3 +156,15 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
         seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
         package_hash=package.content_hash, out=str(target))
+
+
+def _environment_fault(error: BaseException) -> EnvironmentFaultError | None:
+    """The environment fault inside ``error`` (task groups wrap it in exception groups), if any."""
+    if isinstance(error, EnvironmentFaultError):
+        return error
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = _environment_fault(inner)
+            if found is not None:
+                return found
+    return None

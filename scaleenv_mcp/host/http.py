@@ -156,6 +156,14 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starle
             await _jsonrpc_error(404, -32004, f"domain {domain!r} is not served (unknown, or not validated yet)")(
                 scope, receive, send)
             return
+        headers = Request(scope).headers
+        cap = settings.max_interactive_episodes
+        if (scope["method"] == "POST" and "mcp-session-id" not in headers
+                and registry.counts[EpisodeOrigin.interactive] >= cap):
+            # a new handshake session would get an episode: refuse it up front, with the reason
+            await _jsonrpc_error(429, -32005, f"interactive episode cap of {cap} reached; close sessions or wait "
+                                 "for idle expiry (harness episodes have their own cap)")(scope, receive, send)
+            return
         await served.interactive_manager.handle_request(scope, receive, send)
         if scope["method"] == "DELETE":
             await served.end_session(Request(scope).headers.get("mcp-session-id"))

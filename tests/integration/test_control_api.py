@@ -296,9 +296,14 @@ async def test_interactive_connections_cannot_use_up_the_harness_cap(tmp_path: P
             for client in (a, b):  # each session gets an episode of its own
                 assert (await client.call_tool("borrow_book", {"member_id": "MEM-00001", "book_id": "BK-00003"})
                         ).structured_content["loan_id"] == "LN-00008"
-            # a third interactive connection is refused while the two are open (the session
-            # manager holds the interactive cap; the registry holds it again behind it)...
-            assert (await _refusal(url, "legacy")).error.message == "Too many open sessions"
+            # a third interactive connection is refused up front with HTTP 429 and the reason
+            # (the registry holds the same cap again behind it)...
+            assert "interactive episode cap of 2 reached" in (await _refusal(url, "legacy")).error.message
+            async with httpx.AsyncClient() as http:
+                refused = await http.post(url, headers={"Accept": "application/json, text/event-stream"}, json={
+                    "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            assert refused.status_code == 429 and "cap of 2" in refused.json()["error"]["message"]
             with pytest.raises(CapacityError, match="interactive episode cap of 2 reached"):
                 await host.create_episode("tiny_library", origin=EpisodeOrigin.interactive)
             # ...while the harness still gets every one of its episodes

@@ -71,9 +71,13 @@ def _replace_with_pass(function: ast.FunctionDef, target: ast.stmt) -> None:
                 return
 
 
-def build_mutants(source: str, tool: str, limit: int = 10) -> list[Mutant]:
-    """Up to ``limit`` mutants of ``tool`` in ``source``, spread evenly over its mutation sites."""
-    tree = ast.parse(source)
+def build_mutants(source: str, tool: str, limit: int = 10, tree: ast.Module | None = None) -> list[Mutant]:
+    """Up to ``limit`` mutants of ``tool`` in ``source``, spread evenly over its mutation sites.
+
+    Only the function is copied and re-rendered; its text replaces the original lines, so a
+    mutant costs one small function, not the whole module (pass ``tree`` to parse once).
+    """
+    tree = tree or ast.parse(source)
     function = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == tool), None)
     if function is None:
         return []
@@ -81,11 +85,13 @@ def build_mutants(source: str, tool: str, limit: int = 10) -> list[Mutant]:
     if len(sites) > limit:
         step = len(sites) / limit
         sites = [sites[int(i * step)] for i in range(limit)]
+    lines = source.splitlines(keepends=True)
+    start = (function.decorator_list[0].lineno if function.decorator_list else function.lineno) - 1
+    head, tail = "".join(lines[:start]), "".join(lines[function.end_lineno:])
     mutants = []
     for site, description in sites:
-        mutated_tree = copy.deepcopy(tree)
-        target = next(n for n in mutated_tree.body if isinstance(n, ast.FunctionDef) and n.name == tool)
+        target = copy.deepcopy(function)
         _apply(target, site)
-        mutants.append(Mutant(tool, int(description.split(":")[0].split()[1]), description,
-                              ast.unparse(ast.fix_missing_locations(mutated_tree))))
+        rendered = ast.unparse(ast.fix_missing_locations(target))
+        mutants.append(Mutant(tool, int(description.split(":")[0].split()[1]), description, f"{head}{rendered}\n{tail}"))
     return mutants

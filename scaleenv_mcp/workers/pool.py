@@ -132,7 +132,11 @@ class WorkerHandle:
     async def ensure_domain(self, bundle: DomainBundle, timeout: float | None) -> None:
         if bundle.content_hash in self.domains:
             return
-        status, payload = await self.request(("domain", bundle), timeout)
+        if bundle.base_hash is not None and bundle.base_hash in self.domains:
+            message: tuple = ("variant", bundle.base_hash, bundle.content_hash, bundle.tools_source)
+        else:
+            message = ("domain", bundle)
+        status, payload = await self.request(message, timeout)
         if status != "ok":
             raise RuntimeError(f"worker could not load domain: {payload}")
         self.domains.add(bundle.content_hash)

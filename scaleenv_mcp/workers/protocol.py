@@ -27,6 +27,7 @@ class DomainBundle:
     schema_sql: str
     seed: dict[str, list[dict[str, Any]]]
     tools_source: str
+    base_hash: str | None = None  # a variant (validation's mutants): same data as this loaded bundle
 
 
 @dataclass

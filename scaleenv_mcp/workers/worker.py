@@ -37,16 +37,17 @@ __all__ = ["run_worker"]
 
 
 class _LoadedDomain:
-    def __init__(self, bundle: DomainBundle) -> None:
+    def __init__(self, bundle: DomainBundle, base: _LoadedDomain | None = None) -> None:
         self.bundle = bundle
-        self.manifest = DomainManifest.model_validate_json(bundle.manifest_json)
+        self.manifest = base.manifest if base else DomainManifest.model_validate_json(bundle.manifest_json)
         names = [t.name for t in self.manifest.tools]
         self.functions: dict[str, Callable[..., Any]] = load_tool_functions(bundle.tools_source, "tools.py", names)
-        self.output_validators = {
+        self.output_validators = base.output_validators if base else {
             t.name: jsonschema.Draft202012Validator(t.output_schema) for t in self.manifest.tools
         }
+        self.table_names = frozenset(t.name for t in self.manifest.tables)
         # Start states depend on data only, so mutants of the same package share them.
-        self.data_key = hashlib.sha256(
+        self.data_key = base.data_key if base else hashlib.sha256(
             (bundle.schema_sql + json.dumps(bundle.seed, sort_keys=True)).encode()).hexdigest()
 
 
@@ -83,6 +84,15 @@ class Worker:
     def op_domain(self, bundle: DomainBundle) -> None:
         if bundle.content_hash not in self.domains:
             self.domains[bundle.content_hash] = _LoadedDomain(bundle)
+
+    def op_variant(self, base_hash: str, content_hash: str, tools_source: str) -> None:
+        """Load other tool code over an already loaded domain's data (validation's mutants):
+        only the source crosses the pipe, and the manifest, validators and start states are shared."""
+        if content_hash not in self.domains:
+            base = self.domains[base_hash]
+            bundle = DomainBundle(content_hash, base.bundle.manifest_json, base.bundle.schema_sql, base.bundle.seed,
+                                  tools_source, base_hash)
+            self.domains[content_hash] = _LoadedDomain(bundle, base)
 
     def op_open(self, episode_id: str, content_hash: str, start_key: str, setup: list[dict[str, Any]],
                 base: bytes | None, replay: list[tuple[str, dict[str, Any]]], record_access: bool = False) -> int:
@@ -153,19 +163,23 @@ class Worker:
             except (sqlite3.Error, ValueError) as exc:
                 return CallReply(FAULT, message=f"fixture: {exc}"), None, None
             reply = self._call(episode, tool, arguments)
-            before, after = self._dump(episode, start), self._dump(episode)
+            # Access recording is on here (no statement cache), so the authorizer saw every
+            # write: only the tables written can differ, and only those are read back. The
+            # fingerprint likewise covers the written tables (the rest is the fixture).
+            written = sorted(t for t in reply.writes if t in episode.domain.table_names)
+            before, after = self._dump(episode, start, written), self._dump(episode, None, written)
             return reply, diff_states(before, after).model_dump(mode="json"), fingerprint_dump(after)
         finally:
             conn.close()
 
     # -- reading state --------------------------------------------------------------------
-    def _dump(self, episode: _Episode, data: bytes | None = None) -> dict:
+    def _dump(self, episode: _Episode, data: bytes | None = None, tables: list[str] | None = None) -> dict:
         if data is None:
-            return self._trusted(episode, lambda: dump_state(episode.conn))
+            return self._trusted(episode, lambda: dump_state(episode.conn, tables))
         other = sqlite3.connect(":memory:")
         other.deserialize(data)
         try:
-            return dump_state(other)
+            return dump_state(other, tables)
         finally:
             other.close()
 

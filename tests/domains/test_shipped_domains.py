@@ -67,3 +67,20 @@ async def test_validates_with_zero_unexpected_failures_and_strong_tests(package:
     assert report.findings == []
     assert [f.name for f in report.failures] == []
     assert report.mutation_score is not None and report.mutation_score >= 0.6
+
+
+def test_dependency_graph_is_rich(package: DomainPackage):
+    from generator.graph import build_graph
+
+    stats = build_graph(package.manifest).stats
+    assert stats.edges_by_type.get("data_flow", 0) >= 40
+    assert stats.longest_data_flow_length >= 4
+
+
+def test_tasks_are_verified_against_this_package_and_use_most_tools(package: DomainPackage):
+    tasks = list(package.tasks.values())
+    assert len(tasks) >= 200
+    assert all(t.verified is not None and t.verified.result == "pass" for t in tasks)
+    assert {t.verified.package_hash for t in tasks} == {package.content_hash}, "domain changed after verification"
+    used = {a.tool for t in tasks for a in t.actions}
+    assert len(used) >= 2 * len(package.manifest.tools) / 3

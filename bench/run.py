@@ -18,6 +18,7 @@ from typing import Any
 
 from bench.calls import bench_http, bench_memory_and_stdio, pick_call
 from bench.episodes import bench_episodes
+from bench.replay import bench_replay
 
 REPO = Path(__file__).resolve().parents[1]
 TARGETS = {"server_cpu_http_vs_lowlevel": 1.25, "create_vs_raw": 3.0, "memory_created": 1.3, "memory_read": 2.5,
@@ -40,8 +41,9 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
         calls += bench_memory_and_stdio(domain_dir, tool, arguments, work / "state", calls=200 if quick else 1000)
         episodes = bench_episodes(work, work / "state", sizes=(100_000, 1_000_000) if quick else (100_000, 1_000_000, 10_000_000),
                                   many=1_000 if quick else 10_000)
+        replay = bench_replay(domain_dir, work / "state", verify_sample=20 if quick else 60, synth_n=5 if quick else 20)
     result = {"environment": environment(), "domain": domain_dir.name, "tool": tool, "calls": calls,
-              "episodes": episodes, "ratios": ratios(calls, episodes), "targets": TARGETS}
+              "episodes": episodes, "replay": replay, "ratios": ratios(calls, episodes), "targets": TARGETS}
     out.write_text(json.dumps(result, indent=2) + "\n")
     return result
 
@@ -86,6 +88,14 @@ def render_markdown(result: dict[str, Any]) -> str:
     if many:
         lines += ["", f"Live episodes of ~100 KB in one host: {many['live_episodes']} (created in {many['create_all_s']} s, "
                       f"host + workers RSS {many['host_and_workers_rss_mb']} MB, a call on the last one ok: {many['last_episode_call_ok']})."]
+    replay = result.get("replay")
+    if replay:
+        gold = replay["gold_replay"]
+        lines += ["", "## Tasks", "", f"Gold replay of one task (new episode, replay over MCP, reward), median of {gold['tasks']}: "
+                  f"in memory {gold['memory_p50_ms']} ms, over HTTP {gold['http_p50_ms']} ms. `scaleenv verify`: "
+                  f"{replay['verify_memory_tasks_per_s']} tasks/s in memory, {replay['verify_http_tasks_per_s']} over HTTP "
+                  f"(every gate, including the second-process determinism run). Offline synthesis: "
+                  f"{replay['synth_verified_tasks_per_s']} verified tasks/s."]
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         target = next((t for name, t in result["targets"].items() if key.startswith(name.split("_vs")[0][:12])), "")

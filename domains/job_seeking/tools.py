@@ -15,6 +15,7 @@ from scaleenv_mcp.toolkit import (
     paginate,
     require_choice,
     require_date,
+    require_row,
 )
 
 OPEN_STAGES = ("applied", "screening", "interview", "offer")
@@ -69,38 +70,23 @@ OFFER_SQL = (
 # -- helpers (not tools) -------------------------------------------------------------------------
 
 def _candidate(ctx, candidate_id: str) -> dict:
-    row = ctx.db.fetch_one(CANDIDATE_SQL, (candidate_id,))
-    if row is None:
-        raise NotFoundError(f"no candidate {candidate_id}")
-    return row
+    return require_row(ctx, CANDIDATE_SQL, (candidate_id,), f"no candidate {candidate_id}")
 
 
 def _job(ctx, job_id: str) -> dict:
-    row = ctx.db.fetch_one(JOB_SQL, (job_id,))
-    if row is None:
-        raise NotFoundError(f"no job posting {job_id}")
-    return row
+    return require_row(ctx, JOB_SQL, (job_id,), f"no job posting {job_id}")
 
 
 def _application(ctx, application_id: str) -> dict:
-    row = ctx.db.fetch_one(APPLICATION_SQL, (application_id,))
-    if row is None:
-        raise NotFoundError(f"no application {application_id}")
-    return row
+    return require_row(ctx, APPLICATION_SQL, (application_id,), f"no application {application_id}")
 
 
 def _interview(ctx, interview_id: str) -> dict:
-    row = ctx.db.fetch_one(INTERVIEW_SQL, (interview_id,))
-    if row is None:
-        raise NotFoundError(f"no interview {interview_id}")
-    return row
+    return require_row(ctx, INTERVIEW_SQL, (interview_id,), f"no interview {interview_id}")
 
 
 def _offer(ctx, offer_id: str) -> dict:
-    row = ctx.db.fetch_one(OFFER_SQL, (offer_id,))
-    if row is None:
-        raise NotFoundError(f"no offer {offer_id}")
-    return row
+    return require_row(ctx, OFFER_SQL, (offer_id,), f"no offer {offer_id}")
 
 
 def _accepting(ctx, job: dict) -> None:

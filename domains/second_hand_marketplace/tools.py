@@ -14,6 +14,7 @@ from scaleenv_mcp.toolkit import (
     require_choice,
     require_date,
     require_page,
+    require_row,
 )
 
 CATEGORIES = ("electronics", "clothing", "furniture", "books", "sports", "toys", "music", "home")
@@ -93,24 +94,15 @@ def _listing(ctx, listing_id: str) -> dict:
 
 
 def _order(ctx, order_id: str) -> dict:
-    row = ctx.db.fetch_one(ORDER_SQL, (order_id,))
-    if row is None:
-        raise NotFoundError(f"no order {order_id}")
-    return row
+    return require_row(ctx, ORDER_SQL, (order_id,), f"no order {order_id}")
 
 
 def _offer(ctx, offer_id: str) -> dict:
-    row = ctx.db.fetch_one(OFFER_SQL, (offer_id,))
-    if row is None:
-        raise NotFoundError(f"no offer {offer_id}")
-    return row
+    return require_row(ctx, OFFER_SQL, (offer_id,), f"no offer {offer_id}")
 
 
 def _dispute(ctx, dispute_id: str) -> dict:
-    row = ctx.db.fetch_one(DISPUTE_SQL, (dispute_id,))
-    if row is None:
-        raise NotFoundError(f"no dispute {dispute_id}")
-    return row
+    return require_row(ctx, DISPUTE_SQL, (dispute_id,), f"no dispute {dispute_id}")
 
 
 def _payment(ctx, order_id: str) -> dict | None:

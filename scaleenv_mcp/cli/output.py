@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-from scaleenv_mcp.errors import DomainError, HarnessError, ScaleEnvError, UsageError
+from scaleenv_mcp.errors import DomainError, ScaleEnvError, UsageError
 
 __all__ = ["EXIT_BAD", "EXIT_ENV", "EXIT_OK", "EXIT_USAGE", "console", "err_console", "fail", "print_json", "table"]
 
@@ -45,9 +45,7 @@ def exit_code_for(error: BaseException) -> int:
         return EXIT_USAGE
     if isinstance(error, DomainError):
         return EXIT_BAD
-    if isinstance(error, HarnessError | OSError):
-        return EXIT_ENV
-    return EXIT_ENV
+    return EXIT_ENV  # harness errors, OS errors and anything unexpected
 
 
 def fail(error: BaseException) -> NoReturn:

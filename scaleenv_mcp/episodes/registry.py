@@ -10,7 +10,6 @@ checks fingerprints before and after).
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 from enum import Enum

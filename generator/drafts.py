@@ -21,6 +21,8 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, ToolSpec
 from scaleenv_mcp.procedural.cases import ToolCase
 
+from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
+
 __all__ = ["DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
            "ExpansionDecision", "PlannedTool", "SeedRows", "TableDraft", "TaskWording", "ToolAccess", "ToolCode",
            "ToolDrafts", "ToolPlan", "ToolTests"]
@@ -194,10 +196,3 @@ class TaskWording(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict, description="Facts the user states when asked.")
     withheld: dict[str, Any] = Field(default_factory=dict, description="Facts given only when asked specifically.")
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
-
-
-class ExpansionDecision(BaseModel):
-    add_chain: bool = Field(description="True to add another chain of tools to the task.")
-    feasibility: float = Field(default=0.5, ge=0, le=1, description="How feasible the expanded task stays, 0-1.")
-    reason: str = ""
-

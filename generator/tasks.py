@@ -29,6 +29,7 @@ from verifier.verify import apply_determinism
 from generator.graph import build_graph
 from generator.diversity import diversity_report
 from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
+from generator.synthesis.gate import ChainGate
 
 __all__ = ["TaskSynthReport", "synthesize_tasks", "write_tasks"]
 
@@ -65,12 +66,13 @@ def _first_failure(verdict: TaskVerdict) -> str:
 
 async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | None = None, workers: int | None = None,
                            max_candidates: int | None = None, progress: Progress | None = None,
-                           determinism: bool = True) -> TaskSynthReport:
+                           determinism: bool = True, gate: ChainGate | None = None) -> TaskSynthReport:
     """Synthesise ``n`` verified tasks (fewer if the candidate budget runs out) and write them.
 
     Args:
         out: the file to write; default the package's tasks.jsonl.
         max_candidates: candidate budget, default max(4 n, n + 40).
+        gate: decides whether a task grows by a further chain; default the offline ``RuleGate``.
     """
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
@@ -94,7 +96,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
-        factory = CandidateFactory(host, package, document, seed)
+        factory = CandidateFactory(host, package, document, seed, gate)
         await factory.start(host.pool.size)
         transport = MemoryTransport(host, package.slug)
         gate = asyncio.Semaphore(max(2, 3 * (workers or 2)))

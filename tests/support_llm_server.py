@@ -130,8 +130,11 @@ class FakeLLM:
                     "instruction": f"You are a pet owner. You want to {goal}. Answer questions with your facts; "
                                    "end the conversation once it is done.",
                     "known": facts, "withheld": {}}
-        if role == "expansion_gate":
-            return {"add_chain": False, "feasibility": 0.8, "reason": "the task is already rich enough"}
+        if role == "expansion_gate":  # one more chain for even-numbered tasks that have only their seed chain
+            chains = json.loads(_section(user, "CHAINS SO FAR:", inline=True) or "[]")
+            task = _section(user, "TASK:", inline=True) or ""
+            grow = len(chains) == 1 and task[-1:].isdigit() and int(task[-1]) % 2 == 0
+            return {"add_chain": grow, "feasibility": 0.8, "reason": "room for one more goal" if grow else "rich enough"}
         raise KeyError(f"no scripted answer for role {role}")
 
     def build_app(self) -> Starlette:

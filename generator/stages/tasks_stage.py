@@ -1,8 +1,12 @@
 """Stage 7: verified tasks: task synthesis by graph expansion, then LLM wording, re-verified.
 
 The chain, the start state, the expansion and the gold come from ``generator.tasks``
-(paper phase 2, offline and deterministic, every task already through the verifier's
-gates). The LLM's part here is the user side: the task writer rewrites the opening and the
+(paper phase 2, every task already through the verifier's gates). Between chains the
+``expansion_gate`` role decides whether the task grows by one more chain, from c(H), the
+tools left and the measured share of tools that answered; it returns its own feasibility
+score, recorded in the task's meta (the synthesiser keeps the hard limits: at most three
+chains, a writing tool left to end the next one). The gate's answers are stored like every
+response, so the same answers give the same tasks. The task writer rewrites the opening and the
 simulator instruction and splits the facts into known and withheld, from the reference
 chain and the task's rows. Its answer is taken only if the facts are exactly the grounded
 facts (same names, same values: the grounding records point at them, so grounding holds as
@@ -11,28 +15,28 @@ and the rejection is counted under the check that refused it. Wording changes no
 state or fact, so the other gates hold as synthesis found them; stage 8 verifies every task
 again over MCP before anything is published.
 
-Not wired (see docs/generator.md): the LLM expansion gate (``expansion_gate`` prompt,
-``ExpansionDecision``): ``generator.synthesis.expansion`` has no hook for it yet, so chains
-are merged by its own rule; and the seed chain is sampled from the graph, not written as
+Not done (see docs/generator.md): the seed chain is sampled from the graph, not written as
 code by an LLM.
 """
 
 from __future__ import annotations
 
 import json
+import random
 from collections import Counter
 from pathlib import Path
 
 from pydantic import BaseModel
 
-from generator.drafts import TaskWording
+from generator.drafts import ExpansionDecision, TaskWording
 from generator.report import TaskStats
 from generator.stages.context import RunContext, StageScope, gather_all
+from generator.synthesis.gate import ChainGate, GateView
 from scaleenv_mcp.domain.loader import package_hash
 from scaleenv_mcp.domain.task import Task, UserSpec
 from scaleenv_mcp.state.canonical import canonical_value
 
-__all__ = ["TasksResult", "check_wording", "run_tasks"]
+__all__ = ["TasksResult", "check_wording", "llm_gate", "run_tasks"]
 
 #: Worker processes of the synthesis host: fixed, not --concurrency, so the same package and
 #: seed give the same tasks whatever concurrency a run (or its resumption) used.
@@ -80,6 +84,17 @@ async def _reword(scope: StageScope, task: Task, domain: str) -> tuple[Task, str
     return task.model_copy(update={"user": user}), None
 
 
+def llm_gate(scope: StageScope) -> ChainGate:
+    """The expansion gate asked of the ``expansion_gate`` role."""
+
+    async def gate(view: GateView, rng: random.Random) -> ExpansionDecision:
+        return await scope.ask("expansion_gate", ExpansionDecision, task_id=view.task_id, complexity=view.complexity,
+                               whole=view.whole, size=len(view.expanded), expanded=", ".join(view.expanded),
+                               chains=json.dumps(view.chains), left=", ".join(view.left), answered=view.answered)
+
+    return gate
+
+
 class SynthesisResult(BaseModel):
     tasks_jsonl: str
     rejected: dict[str, int]
@@ -102,7 +117,8 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
     async def synthesise(scope: StageScope) -> SynthesisResult:
         target = run.workdir / "synthesis" / "tasks.jsonl"  # not in the package until worded and verified
         target.parent.mkdir(parents=True, exist_ok=True)
-        report = await synthesize_tasks(package_dir, settings.tasks, settings.seed, out=target, workers=SYNTH_WORKERS)
+        report = await synthesize_tasks(package_dir, settings.tasks, settings.seed, out=target, workers=SYNTH_WORKERS,
+                                        gate=llm_gate(scope))
         return SynthesisResult(tasks_jsonl=target.read_text(), rejected=report.rejected)
 
     async def word(scope: StageScope) -> TasksResult:

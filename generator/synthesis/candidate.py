@@ -18,18 +18,21 @@ from typing import Any
 import networkx as nx
 
 from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta
+from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import HarnessError
-from verifier.replay import stage_tasks, unstage_tasks
 
 from generator.graph import ToolGraphDocument
-from generator.synthesis.arguments import ArgumentResolver
+from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
-from generator.synthesis.expansion import expand_tools
+from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
+from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.start_state import DistractorBuilder
+from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import build_user
-from generator.synthesis.world import World
+from generator.synthesis.world import Neighborhood, World
 
 __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 
@@ -56,8 +59,10 @@ def assign_splits(tasks: list[Task], test_share: float = 0.2) -> list[Task]:
 
 
 class CandidateFactory:
-    def __init__(self, host: Any, package: DomainPackage, document: ToolGraphDocument, seed: int) -> None:
+    def __init__(self, host: Any, package: DomainPackage, document: ToolGraphDocument, seed: int,
+                 gate: ChainGate | None = None) -> None:
         self.host, self.package, self.seed = host, package, seed
+        self.gate: ChainGate = gate or RuleGate()
         self.slug = package.slug
         self.manifest = package.manifest
         self.world = World(self.manifest, package.seed)
@@ -66,6 +71,8 @@ class CandidateFactory:
         self.graph = nx.DiGraph()
         self.graph.add_nodes_from(n.name for n in document.nodes)
         self.graph.add_edges_from((e.source, e.target) for e in document.edges if e.source != e.target)
+        chainable = self.graph.subgraph(self.sampler.chainable)
+        self.whole = complexity(chainable.number_of_nodes(), chainable.number_of_edges())
         self.bases: list[str] = []
         self.fits: dict[tuple[str, str, str], bool] = {}
 
@@ -77,16 +84,11 @@ class CandidateFactory:
     def task_id(self, index: int) -> str:
         return f"{self.slug}-{self.seed}-{index:04d}"
 
-    def plan(self, index: int, rng: random.Random) -> tuple[list[ChainPlan], int]:
-        two = len(self.sampler.writers) >= 2 and rng.random() < 0.2
+    def plan(self, index: int, rng: random.Random) -> tuple[ChainPlan, int, int]:
+        """The seed chain C1, the length later chains aim for, and the distractor density."""
         length = rng.choices([1, 2, 3, 4], weights=[25, 35, 25, 15])[0]
         density = rng.choices([0, 1, 2, 3], weights=[20, 35, 30, 15])[0]
-        ends = [self.sampler.end_tool(index)]
-        if two:
-            second = self.sampler.end_tool(index, len(self.sampler.writers) // 2 + 1)
-            if second != ends[0]:
-                ends.append(second)
-        return [self.sampler.sample(end, length if k == 0 else max(1, length - 1), rng) for k, end in enumerate(ends)], density
+        return self.sampler.sample(self.sampler.end_tool(index), length, rng), max(1, length - 1), density
 
     async def probe_anchor(self, plan: ChainPlan, index: int, rng: random.Random) -> tuple[str, dict[str, Any]] | None:
         """A row of the anchor table on which the end tool, called alone, succeeds."""
@@ -118,66 +120,154 @@ class CandidateFactory:
 
     async def _build(self, index: int) -> Task | Rejection:
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
-        chains, density = self.plan(index, rng)
-        registry = self.host.registry
+        first, later_length, density = self.plan(index, rng)
         last = Rejection("chain_failed")
         for attempt in range(ANCHOR_TRIES):
-            anchors = [await self.probe_anchor(plan, index, rng) for plan in chains]
-            present = [a for a in anchors if a is not None]
+            anchor = await self.probe_anchor(first, index, rng)
             # The last try goes without distractors: a look-alike row can itself block the chain
             # (one more open loan of the same member reaches the loan limit).
             spread = density if attempt < ANCHOR_TRIES - 1 else 0
-            ops = self.builder.build(present, spread, rng, with_parents=spread == 3) if spread and present else []
+            used: dict[str, int] = {}
+            ops = self.builder.build([anchor], spread, rng, with_parents=spread == 3, used=used) if spread and anchor else []
             world = self.world.with_ops(ops)
-            draft = Task(id=f"draft:{self.seed}:{index}:{attempt}", domain=self.slug, difficulty="easy",
-                         user={"opening": "", "instruction": ""}, setup=ops, actions=[])
-            stage_tasks(self.host, self.slug, [draft])
-            episode = await self.host.create_episode(self.slug, draft.id)
+            state = TaskState(self.host, self.slug, self.manifest, self.builder, world,
+                              f"draft:{self.seed}:{index}:{attempt}", ops, used)
+            await state.open()
             try:
-                async def call(tool: str, arguments: dict[str, Any]) -> Any:
-                    return await registry.call(episode.id, tool, arguments)
-
-                resolver = ArgumentResolver(self.manifest, world, rng, self.fits)
-                run = ChainRun()
-                goals: list[tuple[list[str], dict[str, Any]]] = []
-                ok = True
-                for plan, anchor in zip(chains, anchors):
-                    first = len(run.grounding)
-                    near = world.neighborhood([anchor]) if anchor else None
-                    if not await run_chain(call, plan.links, resolver, run, near, rng):
-                        ok = False
-                        break
-                    keys = [g.get("fact") for g in run.grounding[first:]] + [
-                        k for g in run.grounding[first:] for k in (g.get("select_by") or {}).values()]
-                    writing = [t for t in plan.tools if self.manifest.tool(t).writes]
-                    goals.append((writing, {k: run.facts.values[k] for k in keys if k}))
-                if not ok:
-                    last = Rejection("chain_failed", f"{' -> '.join(chains[0].tools)}; last refusal {run.last_error}")
-                    continue
-                diff = await registry.diff(episode.id)
-                if diff.is_empty:
-                    last = Rejection("no_effect", "the chain changed nothing")
-                    continue
-                fingerprint = await registry.fingerprint(episode.id)
-                fork = await registry.fork(episode.id)
-                try:
-                    async def probe(tool: str, arguments: dict[str, Any]) -> Any:
-                        return await registry.call(fork.id, tool, arguments)
-
-                    near = world.neighborhood([anchors[0]]) if anchors[0] else None
-                    expansion = await expand_tools(probe, self.graph, self.manifest, chains[0].tools, resolver, run,
-                                                   near, rng, self.sampler.chainable)
-                finally:
-                    await registry.close(fork.id)
+                outcome = await self._grow(index, state, first, anchor, later_length, rng)
             finally:
-                await registry.close(episode.id)
-                unstage_tasks(self.host, self.slug, [draft.id])
-            difficulty = difficulty_of(len(run.actions), len(chains), len(ops))
-            user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng)
-            task_id = self.task_id(index)
-            return Task(id=task_id, domain=self.slug, difficulty=difficulty, user=user,
-                        setup=ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
-                        meta=TaskMeta(seed_chain=chains[0].tools, expanded_tools=expansion.tools,
-                                      expanded_size=len(expansion.tools), complexity=expansion.complexity,
-                                      distractors=len(ops), synthesis_seed=self.seed, grounding=run.grounding))
+                await state.close()
+            if isinstance(outcome, Rejection):
+                last = outcome
+                continue
+            return outcome
         return last
+
+    async def _run_goal(self, state: TaskState, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
+                        resolver: ArgumentResolver, run: ChainRun, rng: random.Random,
+                        goals: list[tuple[list[str], dict[str, Any]]]) -> bool:
+        """Run one chain on the main episode and record its goal (the writing tools and the facts they need)."""
+        first = len(run.grounding)
+        near = state.world.neighborhood([anchor]) if anchor else None
+        if not await run_chain(state.call, plan.links, resolver, run, near, rng):
+            return False
+        keys = [g.get("fact") for g in run.grounding[first:]] + [
+            k for g in run.grounding[first:] for k in (g.get("select_by") or {}).values()]
+        writing = [t for t in plan.tools if self.manifest.tool(t).writes]
+        goals.append((writing, {k: run.facts.values[k] for k in keys if k}))
+        return True
+
+    async def _grow(self, index: int, state: TaskState, first: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
+                    later_length: int, rng: random.Random) -> Task | Rejection:
+        """C1, its expansion, then further chains while the gate accepts; the gold from the main episode."""
+        resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
+        run = ChainRun()
+        goals: list[tuple[list[str], dict[str, Any]]] = []
+        if not await self._run_goal(state, first, anchor, resolver, run, rng, goals):
+            return Rejection("chain_failed", f"{' -> '.join(first.tools)}; last refusal {run.last_error}")
+        chains = [first]
+        near = state.world.neighborhood([anchor]) if anchor else None
+        expansion = await self._expand(state, chains[-1].tools, resolver, run, near, rng, None)
+        decision = ExpansionDecision(add_chain=False, feasibility=expansion.answered_share)
+        while len(chains) < MAX_CHAINS:
+            taken = {t for plan in chains for t in plan.tools}
+            end = self.sampler.next_end(index, taken, len(chains))
+            view = GateView(task_id=self.task_id(index), complexity=expansion.complexity, whole=self.whole,
+                            expanded=expansion.tools,
+                            chains=[c.tools for c in chains], answered=expansion.answered_share,
+                            left=[t for t in self.sampler.chainable if t not in expansion.tools])
+            decision = await self.gate(view, rng)
+            if not decision.add_chain or end is None:
+                break
+            plan = self.sampler.sample(end, later_length, rng)
+            extra = await self.probe_anchor(plan, index, rng)
+            saved = run.checkpoint()
+            previous = await state.branch()
+            if not await self._run_goal(state, plan, extra, resolver, run, rng, goals):
+                run.rollback(saved)
+                await state.settle(previous, keep=False)
+                break
+            await state.settle(previous, keep=True)
+            chains.append(plan)
+            expansion = await self._expand(state, plan.tools, resolver, run, near, rng, expansion)
+        diff = await state.diff()
+        if diff.is_empty:
+            return Rejection("no_effect", "the chain changed nothing")
+        fingerprint = await state.fingerprint()
+        distractors = len(state.setup)
+        difficulty = difficulty_of(len(run.actions), len(chains), distractors)
+        user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng)
+        return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty, user=user,
+                    setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
+                    meta=TaskMeta(seed_chain=first.tools, chains=[c.tools for c in chains],
+                                  expanded_tools=expansion.tools, expanded_size=len(expansion.tools),
+                                  complexity=expansion.complexity, feasibility=decision.feasibility,
+                                  patched_tools=expansion.patched, distractors=distractors,
+                                  synthesis_seed=self.seed, grounding=run.grounding))
+
+    async def _expand(self, state: TaskState, chain_tools: list[str], resolver: ArgumentResolver, run: ChainRun,
+                      near: Neighborhood | None, rng: random.Random, before: ExpansionResult | None) -> ExpansionResult:
+        """Expand H on a fork of the main episode, patching the start state for tools that only error."""
+        probe = ProbeEpisode(self.host.registry, await state.fork())
+        patcher = StatePatcher(self, state, probe, run, resolver, near, rng)
+        try:
+            return await expand_tools(probe.call, self.graph, self.manifest, chain_tools, resolver, run, near, rng,
+                                      self.sampler.chainable, patch=patcher, before=before)
+        finally:
+            await probe.close()
+
+
+class ProbeEpisode:
+    """The episode the expansion calls tools on; a kept patch moves it to the patched world."""
+
+    def __init__(self, registry: Any, episode_id: str) -> None:
+        self.registry, self.episode_id = registry, episode_id
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        return await self.registry.call(self.episode_id, tool, arguments)
+
+    async def move(self, episode_id: str) -> None:
+        await self.registry.close(self.episode_id)
+        self.episode_id = episode_id
+
+    async def close(self) -> None:
+        await self.registry.close(self.episode_id)
+
+
+class StatePatcher:
+    """The expansion's patch hook: clone a row the failing tool acts on into the setup until it answers."""
+
+    def __init__(self, factory: CandidateFactory, state: TaskState, probe: ProbeEpisode, run: ChainRun,
+                 resolver: ArgumentResolver, near: Neighborhood | None, rng: random.Random) -> None:
+        self.factory, self.state, self.probe, self.run = factory, state, probe, run
+        self.resolver, self.near, self.rng = resolver, near, rng
+
+    async def __call__(self, tool: ToolSpec) -> Observation | None:
+        param, table = self.factory.sampler.subject(tool.name)
+        if param is None or table is None:
+            return None
+        registry = self.factory.host.registry
+        near_rows = self.near.rows_of(table)[:1] if self.near else []
+        for op in self.state.patch_candidates(table, near_rows, self.rng):
+            episode = await self.state.try_patch(op, self.run.actions)
+            if episode is None:
+                continue
+            fork = (await registry.fork(episode)).id
+            world = self.state.world.with_ops([op])
+            resolver = ArgumentResolver(self.factory.manifest, world, self.rng, self.factory.fits)
+
+            async def call(name: str, arguments: dict[str, Any]) -> CallOutcome:
+                return await registry.call(fork, name, arguments)
+
+            link = LinkSpec(tool=tool, pinned={param: world.key_of(table, op.row or {})})
+            scratch = ChainRun(observations=list(self.run.observations), facts=self.run.facts)
+            observation = await run_tool(call, link, resolver, scratch, self.near, self.rng, record=False, attempts=2)
+            if observation is None:
+                await registry.close(fork)
+                await registry.close(episode)
+                continue
+            await self.state.keep_patch(op, episode)
+            self.resolver.world = self.state.world
+            await self.probe.move(fork)
+            return observation
+        return None

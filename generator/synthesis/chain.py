@@ -85,15 +85,28 @@ class ChainSampler:
         anchor = len(tools) - 1
         while anchor > 0 and self.manifest.tool(tools[anchor - 1]).writes:
             anchor -= 1
-        spec = self.manifest.tool(tools[anchor])
+        subject, table = self.subject(tools[anchor], links[anchor].feeds)
+        return ChainPlan(tools=tools, links=links, subject=subject, anchor_table=table, anchor_link=anchor)
+
+    def subject(self, tool: str, fed: set[str] | frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
+        """The parameter naming the most specific entity a call needs (a firmware update over the
+        acting user), a fed id on ties, and the table of that entity when it has rows."""
+        spec = self.manifest.tool(tool)
         properties = list(spec.input_schema.get("properties", {}))
         required = [p for p in properties if p in spec.input_schema.get("required", [])]
-        # The most specific entity the call needs (a firmware update over the acting user), a fed id on ties.
-        fed = links[anchor].feeds
         keyed = sorted((p for p in required if is_key_name(p, self.manifest) or p in fed),
                        key=lambda p: (self._specificity(p), p not in fed, properties.index(p)))
         subject = keyed[0] if keyed else None
         table = self.world.key_table(subject) if subject else None
         if table is not None and not self.world.rows.get(table):
             table = None
-        return ChainPlan(tools=tools, links=links, subject=subject, anchor_table=table, anchor_link=anchor)
+        return subject, table
+
+    def next_end(self, index: int, taken: set[str], chains: int) -> str | None:
+        """The end tool of chain ``chains + 1``: the next writer round the permutation not used yet."""
+        start = index + chains * (len(self.writers) // 2 + 1)
+        for step in range(len(self.writers)):
+            writer = self.writers[(start + step) % len(self.writers)]
+            if writer not in taken:
+                return writer
+        return None

@@ -61,6 +61,17 @@ class ChainRun:
     optional_facts: set[str] = field(default_factory=set)
     last_error: str = ""  # the last refusal, for the synthesis report
 
+    def checkpoint(self) -> tuple[int, int, int, dict[str, Any], set[str]]:
+        return (len(self.actions), len(self.observations), len(self.grounding), dict(self.facts.values),
+                set(self.optional_facts))
+
+    def rollback(self, saved: tuple[int, int, int, dict[str, Any], set[str]]) -> None:
+        """Forget what a chain that failed half-way recorded (its episode is dropped with it)."""
+        actions, observations, grounding, facts, optional = saved
+        del self.actions[actions:], self.observations[observations:], self.grounding[grounding:]
+        self.facts.values = facts
+        self.optional_facts = optional
+
 
 @dataclass
 class LinkSpec:

@@ -2,39 +2,51 @@
 
 Starting from H1 = the chain's tools, a dependency-aware breadth-first search adds tools
 that an edge connects to H (their ids can come from H's results), executes each once on a
-copy of the task's end state, and keeps it when it answers with a real observation; when a
-call errors, other arguments are tried (the patch step; state patches are not made). When
-the neighbourhood runs dry before |H| reaches min(20, tools), the remaining tools are merged
-as extra roots, like the paper's random extra chains. The result is recorded in the task
-meta: H, |H| and c(H) = (|V| + 0.5 |E|) / 50 over the graph's edges inside H.
+copy of the task's end state, and keeps it when it answers with a real observation. When a
+call errors, other arguments are tried first; when they all fail, the ``patch`` hook patches
+the task's start state so that the tool answers (``generator.synthesis.task_state``), and
+the search goes on in the patched world. When the neighbourhood runs dry before |H| reaches
+min(20, tools), the remaining tools are merged as extra roots, like the paper's random extra
+chains. Expanding again after a further chain continues from the H so far. The result is
+recorded in the task meta: H, |H|, c(H) = (|V| + 0.5 |E|) / 50 over the graph's edges
+inside H, and the tools that answer only thanks to a patch.
 """
 
 from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Awaitable, Callable
 
 import networkx as nx
 
-from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 
-from generator.synthesis.arguments import ArgumentResolver
+from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.executor import CallFn, ChainRun, LinkSpec, run_tool
 from generator.synthesis.world import Neighborhood
 
-__all__ = ["ExpansionResult", "complexity", "expand_tools"]
+__all__ = ["ExpansionResult", "PatchFn", "complexity", "expand_tools"]
 
 TARGET = 20
-PATCH_ATTEMPTS = 3  # an added tool gets this many argument choices before it is left out
+ARGUMENT_ATTEMPTS = 3  # an added tool gets this many argument choices before the state is patched
+PATCH_TRIES = 3  # tools a single expansion may try to patch the state for (each costs replays)
+
+PatchFn = Callable[[ToolSpec], Awaitable[Observation | None]]
 
 
 class ExpansionResult:
-    def __init__(self, tools: list[str], edges: int, tried: int) -> None:
-        self.tools, self.edges, self.tried = tools, edges, tried
+    def __init__(self, tools: list[str], edges: int, tried: int, answered: int, patched: list[str]) -> None:
+        self.tools, self.edges, self.tried, self.answered, self.patched = tools, edges, tried, answered, patched
 
     @property
     def complexity(self) -> float:
         return complexity(len(self.tools), self.edges)
+
+    @property
+    def answered_share(self) -> float:
+        """Share of the tools tried that gave an observation: the measured feasibility of H."""
+        return round(self.answered / self.tried, 4) if self.tried else 1.0
 
 
 def complexity(vertices: int, edges: int) -> float:
@@ -43,11 +55,15 @@ def complexity(vertices: int, edges: int) -> float:
 
 async def expand_tools(call: CallFn, graph: nx.DiGraph, manifest: DomainManifest, chain_tools: list[str],
                        resolver: ArgumentResolver, run: ChainRun, near: Neighborhood | None,
-                       rng: random.Random, chainable: list[str]) -> ExpansionResult:
-    """BFS over ``graph`` (the simple tool graph) from the chain's tools, executing each added tool once."""
+                       rng: random.Random, chainable: list[str], patch: PatchFn | None = None,
+                       before: ExpansionResult | None = None) -> ExpansionResult:
+    """BFS over ``graph`` (the simple tool graph) from H so far and the chain's tools, executing each added tool once.
+
+    After a patch, ``call`` (the caller's closure) reaches the patched episode.
+    """
     target = min(TARGET, len(chainable))
     allowed = set(chainable)
-    tools: list[str] = []
+    tools: list[str] = list(before.tools) if before else []
     for name in chain_tools:
         if name not in tools:
             tools.append(name)
@@ -64,7 +80,9 @@ async def expand_tools(call: CallFn, graph: nx.DiGraph, manifest: DomainManifest
 
     for name in tools:
         enqueue(list(graph.successors(name)) + list(graph.predecessors(name)))
-    tried = 0
+    tried, answered = (before.tried, before.answered) if before else (0, 0)
+    patched: list[str] = list(before.patched) if before else []
+    patch_tries = 0
     while len(tools) < target:
         if not queue:
             enqueue([n for n in chainable if n not in queued])  # merge extra roots
@@ -73,11 +91,17 @@ async def expand_tools(call: CallFn, graph: nx.DiGraph, manifest: DomainManifest
         name = queue.popleft()
         tried += 1
         observation = await run_tool(call, LinkSpec(tool=manifest.tool(name)), resolver, probe, near, rng, record=False,
-                                     attempts=PATCH_ATTEMPTS)
+                                     attempts=ARGUMENT_ATTEMPTS)
+        if observation is None and patch is not None and patch_tries < PATCH_TRIES:
+            patch_tries += 1
+            observation = await patch(manifest.tool(name))
+            if observation is not None:
+                patched.append(name)
         if observation is None:
             continue
+        answered += 1
         probe.observations.append(observation)
         tools.append(name)
         enqueue(list(graph.successors(name)) + list(graph.predecessors(name)))
     edges = graph.subgraph(tools).number_of_edges()
-    return ExpansionResult(tools, edges, tried)
+    return ExpansionResult(tools, edges, tried, answered, patched)

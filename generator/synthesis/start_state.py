@@ -132,9 +132,66 @@ class DistractorBuilder:
                         row[column] = row[column] + 7919
         return None
 
+    def _insert(self, existing: list[RowOp]) -> None:
+        """The task's rows so far, inside the open savepoint, so new rows are checked next to them."""
+        for op in existing:
+            if op.op == "insert" and op.row is not None:
+                try:
+                    insert_rows(self.conn, op.table, [op.row])
+                except sqlite3.IntegrityError:
+                    pass  # the task's episode would refuse it as well; the new rows are checked without it
+
+    def variants(self, table: str, row: dict[str, Any], rng: random.Random, used: dict[str, int],
+                 existing: list[RowOp], limit: int = 4) -> list[RowOp]:
+        """Clones of ``row`` in other states, for patching a start state: each other value of a
+        status-like column, and one with the optional columns that record an event emptied (a loan
+        not returned yet). Each is checked against the constraints next to ``existing``."""
+        spec = self.manifest.table(table)
+        fks = self.fk_columns[table]
+        changes: list[dict[str, Any]] = []
+        for column in spec.columns:
+            if column.name in spec.primary_key or column.name in fks:
+                continue
+            if "status" in column.name or column.name.endswith("state"):
+                changes += [{column.name: v} for v in self.world.column_values(table, column.name) if v != row.get(column.name)]
+        emptied = {c.name: None for c in spec.columns if c.nullable and row.get(c.name) is not None
+                   and c.name not in spec.primary_key and c.name not in fks and not is_label_column(c.name)}
+        if emptied:
+            changes.append(emptied)
+        rng.shuffle(changes)
+        ops: list[RowOp] = []
+        self.conn.execute("SAVEPOINT variants")
+        try:
+            self._insert(existing)
+            for change in changes[:limit]:
+                key = self._new_key(table, row, used)
+                if key is None:
+                    break
+                clone = {**row, **change, spec.primary_key[0]: key}
+                for column in spec.columns:
+                    if is_label_column(column.name) and isinstance(clone.get(column.name), str):
+                        clone[column.name] = self._variant(clone[column.name], rng)
+                self.conn.execute("SAVEPOINT one")
+                try:
+                    insert_rows(self.conn, table, [clone])
+                    ops.append(RowOp(op="insert", table=table, row=clone, distractor=True))
+                except sqlite3.IntegrityError:
+                    self.conn.execute("ROLLBACK TO one")
+                self.conn.execute("RELEASE one")
+        finally:
+            self.conn.execute("ROLLBACK TO variants")
+            self.conn.execute("RELEASE variants")
+        return ops
+
     def build(self, anchors: list[tuple[str, dict[str, Any]]], per_anchor: int, rng: random.Random,
-              with_parents: bool = False) -> list[RowOp]:
-        """Distractor inserts for the anchors (and, if asked, one clone of each anchor's parent rows)."""
+              with_parents: bool = False, used: dict[str, int] | None = None,
+              existing: list[RowOp] | None = None) -> list[RowOp]:
+        """Distractor inserts for the anchors (and, if asked, one clone of each anchor's parent rows).
+
+        ``used`` carries the key counters between calls for one task, so rows built by two
+        calls (distractors, then state patches) never share an id; ``existing`` are the task's
+        rows so far, in place while the new ones are checked against the constraints.
+        """
         targets = [(table, row, per_anchor) for table, row in anchors]
         if with_parents:
             for table, row in anchors:
@@ -144,9 +201,10 @@ class DistractorBuilder:
                         if found is not None:
                             targets.append((parent, found, 1))
         ops: list[RowOp] = []
-        used: dict[str, int] = {}
+        used = {} if used is None else used
         self.conn.execute("SAVEPOINT distractors")
         try:
+            self._insert(existing or [])
             for table, row, count in targets:
                 for _ in range(count):
                     clone = self.clone(table, row, rng, used)

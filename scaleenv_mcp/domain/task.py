@@ -61,9 +61,16 @@ class GoldSpec(_Model):
 
 class TaskMeta(_Model):
     seed_chain: list[str] = Field(default_factory=list, description="Tools of the seed chain C1, in order.")
+    chains: list[list[str]] = Field(
+        default_factory=list, description="Tools of every chain C1..Cn the task was grown from, C1 first."
+    )
     expanded_tools: list[str] = Field(default_factory=list, description="The expanded tool set H.")
     expanded_size: int = Field(default=0, description="|H|.")
     complexity: float = Field(default=0.0, description="c(H) = (|V| + 0.5 |E|) / 50.")
+    feasibility: float = Field(default=1.0, description="The expansion gate's feasibility score for the final H, 0-1.")
+    patched_tools: list[str] = Field(
+        default_factory=list, description="Tools of H that answer only thanks to a row the synthesiser patched into the setup."
+    )
     distractors: int = Field(default=0, description="Number of distractor rows in the setup.")
     synthesis_seed: int = Field(default=0, description="Seed the task was synthesised from.")
     grounding: list[dict[str, Any]] = Field(

@@ -71,6 +71,10 @@ def test_a_domain_is_grown_end_to_end(reference: tuple[GenerationReport, int, Pa
     # usage per stage and role, with every live call counted once
     calls = {(r.stage, r.role): r.calls for r in report.usage}
     assert calls[("procedural", "code")] == 5 and calls[("procedural", "tests")] == 5
+    # the LLM expansion gate was asked between chains, and its feasibility score is what the tasks record
+    assert calls[("tasks", "expansion_gate")] >= 2
+    tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    assert all(t["meta"]["feasibility"] == 0.8 and t["meta"]["chains"][0] == t["meta"]["seed_chain"] for t in tasks)
     assert sum(calls.values()) == answered
     saved = json.loads((Path(report.workdir) / "report.json").read_text())
     assert saved["first_try_pass_rate"] == 1.0 and saved["status"] == "complete"

@@ -2,8 +2,10 @@
 
 Edges are typed: ``data_flow`` (an output field, nested ones included, has the name and a
 compatible JSON type of another tool's input parameter; the field mapping is recorded),
-``state`` (the target reads a table the source writes: manifest, plus observed tables when
-given), ``precondition`` / ``postcondition`` (a tool named in the declared conditions).
+``state`` (the target reads a table the source writes: manifest, plus the tables validation
+saw each tool touch when given, e.g. ``scaleenv graph D --observed`` with a ``scaleenv
+validate --json`` report; validation refuses a tool that touches an undeclared table, so
+for a served domain they confirm the manifest's edges rather than add new ones), ``precondition`` / ``postcondition`` (a tool named in the declared conditions).
 Task synthesis walks the ``data_flow`` edges over ids (``key``); the picture and the
 statistics are for people. The saved document is deterministic: sorted nodes and edges,
 no timestamps, so ``graph.json`` only changes when the domain does. Drawing lives in

@@ -17,8 +17,9 @@ def graph(
     svg: Annotated[Path | None, typer.Option("--svg", help="Write an SVG drawing to this file.")] = None,
     mermaid: Annotated[Path | None, typer.Option("--mermaid", help="Write Mermaid flowchart text to this file.")] = None,
     save: Annotated[bool, typer.Option("--save/--no-save", help="Write graph.json into the domain folder.")] = True,
-    observed: Annotated[Path | None, typer.Option("--observed", help="JSON {tool: {reads: [...], writes: [...]}} of "
-                                                  "tables seen in validation, added to the manifest's.")] = None,
+    observed: Annotated[Path | None, typer.Option("--observed", help="Tables seen in validation, added to the manifest's: "
+                                                  "a `scaleenv validate --json` report, or JSON "
+                                                  "{tool: {reads: [...], writes: [...]}}.")] = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:
@@ -42,6 +43,8 @@ def graph(
         package = load_domain(resolve_domain_path(domain, domains_dir))
         try:
             seen = json.loads(observed.read_text()) if observed else None
+            if isinstance(seen, dict) and isinstance(seen.get("observed"), dict):
+                seen = seen["observed"]  # a validation report
         except (OSError, ValueError) as exc:
             raise UsageError(f"--observed {observed}: {exc}") from None
     except ScaleEnvError as error:

@@ -70,6 +70,9 @@ class ValidationReport(BaseModel):
     killed: int = 0
     mutation_score: float | None = None
     mutation_threshold: float = 0.6
+    observed: dict[str, dict[str, list[str]]] = Field(
+        default_factory=dict, description="Per tool, the tables its cases were seen to read and write "
+        "({tool: {reads, writes}}): what `scaleenv graph --observed REPORT` adds to the manifest's state edges.")
 
     @property
     def servable(self) -> bool:

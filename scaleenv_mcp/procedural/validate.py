@@ -157,6 +157,12 @@ def _tally(rows: dict[str, ToolRow], records: list[CaseRecord], report: Validati
             report.failures.append(record)
     report.cases = len(records)
     report.unexpected_failures = len(report.failures)
+    seen: dict[str, dict[str, set[str]]] = {}
+    for record in records:
+        tables = seen.setdefault(record.tool, {"reads": set(), "writes": set()})
+        tables["reads"].update(record.reads)
+        tables["writes"].update(record.writes)
+    report.observed = {tool: {kind: sorted(names) for kind, names in tables.items()} for tool, tables in sorted(seen.items())}
 
 
 async def _check_determinism(bundle: DomainBundle, specs: dict, cases: list[ToolCase], records: list[CaseRecord],

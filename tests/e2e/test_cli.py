@@ -71,6 +71,15 @@ def test_validate_passes_the_fixture_and_fails_a_broken_copy(tmp_path: Path):
     assert good.returncode == 0, good.stdout[-2000:]
     report = json.loads(good.stdout)
     assert report["passed"] and report["unexpected_failures"] == 0 and report["mutation_score"] >= 0.6
+    assert report["observed"]["borrow_book"]["writes"] == ["books", "loans"]
+    assert report["observed"]["tally"] == {"reads": [], "writes": []}
+    # the report feeds the graph's state edges as it is
+    (tmp_path / "report.json").write_text(good.stdout)
+    graph = scaleenv("graph", str(FIXTURES / "tiny_library"), "--observed", str(tmp_path / "report.json"),
+                     "--no-save", "--json")
+    assert graph.returncode == 0, graph.stderr[-2000:]
+    state = {(e["source"], e["target"]) for e in json.loads(graph.stdout)["edges"] if e["type"] == "state"}
+    assert ("borrow_book", "return_book") in state
 
     broken = tmp_path / "tiny_library"
     shutil.copytree(FIXTURES / "tiny_library", broken)

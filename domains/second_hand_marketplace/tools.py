@@ -111,6 +111,16 @@ def _payment(ctx, order_id: str) -> dict | None:
         "settled_on FROM escrow_payments WHERE order_id = ?", (order_id,))
 
 
+def _escrow(ctx, order_id: str) -> dict:
+    """The order's escrow payment, for the tools that move its money: only money still held can move."""
+    payment = _payment(ctx, order_id)
+    if payment is None:
+        raise ConflictError(f"order {order_id} has no escrow payment on record; its money cannot be moved")
+    if payment["status"] != "held":
+        raise ConflictError(f"escrow payment {payment['payment_id']} of order {order_id} is already {payment['status']}")
+    return payment
+
+
 def _shipping_pence(weight_grams: int) -> int:
     for limit, price in SHIPPING_TIERS:
         if weight_grams <= limit:
@@ -492,7 +502,7 @@ def cancel_order(ctx, order_id: str) -> dict:
         raise ConflictError(f"order {order_id} is {order['status']}; only unpaid or paid, unshipped orders can be cancelled")
     refunded = 0
     if order["status"] == "paid":
-        payment = _payment(ctx, order_id)
+        payment = _escrow(ctx, order_id)
         refunded = payment["amount_pence"]
         ctx.db.execute(
             "UPDATE escrow_payments SET status = 'refunded', refunded_pence = amount_pence, settled_on = ? "
@@ -548,7 +558,7 @@ def complete_order(ctx, order_id: str) -> dict:
     order = _order(ctx, order_id)
     if order["status"] != "delivered":
         raise ConflictError(f"order {order_id} is {order['status']}; only delivered orders without an open dispute complete")
-    payment = _payment(ctx, order_id)
+    payment = _escrow(ctx, order_id)
     payout = order["item_price_pence"] + order["shipping_pence"]
     ctx.db.execute("UPDATE escrow_payments SET status = 'released', released_pence = ?, settled_on = ? WHERE payment_id = ?",
                    (payout, ctx.today, payment["payment_id"]))
@@ -625,6 +635,8 @@ def mark_return_received(ctx, dispute_id: str) -> dict:
     label = ctx.db.fetch_one(
         "SELECT label_id, status FROM shipping_labels WHERE order_id = ? AND direction = 'return' AND status <> 'void' "
         "ORDER BY label_id DESC", (dispute["order_id"],))
+    if label is None:
+        raise ConflictError(f"dispute {dispute_id} has no return label; the return was never shipped")
     if label["status"] == "delivered":
         raise ConflictError(f"return label {label['label_id']} is already marked delivered")
     ctx.db.execute("UPDATE shipping_labels SET status = 'delivered' WHERE label_id = ?", (label["label_id"],))
@@ -640,7 +652,7 @@ def resolve_dispute(ctx, dispute_id: str, resolution: str, refund_pence: int | N
     if dispute["status"] not in ("open", "awaiting_return"):
         raise ConflictError(f"dispute {dispute_id} is already {dispute['status']}")
     order = _order(ctx, dispute["order_id"])
-    payment = _payment(ctx, order["order_id"])
+    payment = _escrow(ctx, order["order_id"]) if resolution != "reject" else None
     if resolution == "full_refund":
         if dispute["reason"] != "not_received":
             returned = ctx.db.fetch_one(
@@ -695,6 +707,8 @@ def leave_review(ctx, order_id: str, reviewer_id: str, stars: int, comment: str)
         raise NotPermittedError(f"member {reviewer_id} is neither the buyer nor the seller of order {order_id}")
     if order["status"] != "completed":
         raise ConflictError(f"order {order_id} is {order['status']}; reviews open once the order is completed")
+    if order["completed_on"] is None:
+        raise ConflictError(f"order {order_id} has no completion date on record; its review window cannot be dated")
     if _days_between(order["completed_on"], ctx.today) > REVIEW_WINDOW_DAYS:
         raise ConflictError(f"the {REVIEW_WINDOW_DAYS}-day review window of order {order_id} has closed")
     done = ctx.db.fetch_one("SELECT review_id FROM reviews WHERE order_id = ? AND reviewer_id = ?", (order_id, reviewer_id))

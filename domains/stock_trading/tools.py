@@ -209,11 +209,12 @@ def _execute(ctx, account: dict, instrument: dict, order_id: str, side: str, qua
 
 
 def _release(ctx, order: dict) -> None:
+    """Give back what an open order holds, never below nothing (a book that lost track stays valid)."""
     if order["side"] == "buy":
-        ctx.db.execute("UPDATE accounts SET reserved_cents = reserved_cents - ? WHERE account_id = ?",
+        ctx.db.execute("UPDATE accounts SET reserved_cents = MAX(0, reserved_cents - ?) WHERE account_id = ?",
                        (order["reserved_cents"], order["account_id"]))
     else:
-        ctx.db.execute("UPDATE positions SET reserved_quantity = reserved_quantity - ? "
+        ctx.db.execute("UPDATE positions SET reserved_quantity = MAX(0, reserved_quantity - ?) "
                        "WHERE account_id = ? AND instrument_id = ?",
                        (order["quantity"], order["account_id"], order["instrument_id"]))
 

@@ -20,7 +20,7 @@ from typing import Any
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import RowOp, Task, TaskAction
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
-from scaleenv_mcp.errors import HarnessError
+from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.diff import StateDiff
 from verifier.replay import stage_tasks, unstage_tasks
 
@@ -114,8 +114,11 @@ class TaskState:
         except HarnessError:
             return None  # the patch does not load next to the other setup rows
         for action in actions:
-            outcome = await self.registry.call(episode, action.tool, action.arguments)
-            if outcome.kind is not OutcomeKind.success:
+            try:
+                outcome = await self.registry.call(episode, action.tool, action.arguments)
+            except EnvironmentFaultError:  # a tool that crashes on the patched rows: the patch is not usable
+                outcome = None
+            if outcome is None or outcome.kind is not OutcomeKind.success:
                 await self.registry.close(episode)
                 return None
         return episode

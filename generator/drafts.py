@@ -23,7 +23,7 @@ from scaleenv_mcp.procedural.cases import ToolCase
 
 from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
 
-__all__ = ["DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
+__all__ = ["ChainCode", "DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
            "ExpansionDecision", "PlannedTool", "SeedRows", "TableDraft", "TaskWording", "ToolAccess", "ToolCode",
            "ToolDrafts", "ToolPlan", "ToolTests"]
 
@@ -196,3 +196,7 @@ class TaskWording(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict, description="Facts the user states when asked.")
     withheld: dict[str, Any] = Field(default_factory=dict, description="Facts given only when asked specifically.")
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
+
+
+class ChainCode(BaseModel):
+    code: str = Field(description="The seed chain as one Python function, def chain(call): ..., straight-line code.")

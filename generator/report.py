@@ -89,6 +89,8 @@ class TaskStats(BaseModel):
     requested: int = 0
     kept: int = 0
     rejected: dict[str, int] = Field(default_factory=dict, description="Tasks rejected, per gate.")
+    chain_code: dict[str, int] = Field(default_factory=dict, description="Seed chains the LLM wrote as code: used, "
+                                       "refused (did not parse into a chain), failed (did not run; a sampled chain was used).")
 
 
 class ValidationSummary(BaseModel):
@@ -157,8 +159,9 @@ class GenerationReport(BaseModel):
                       f"seed rows {self.seed_rows} (db repair rounds {self.db_repair_rounds}); "
                       f"LLM-judged edges {self.llm_edges_added}; tokens {self.total_tokens}; "
                       f"retries {self.retries_used}/{self.retry_budget}", highlight=False)
+        written = ", ".join(f"{k} {v}" for k, v in sorted(self.tasks.chain_code.items())) or "none"
         console.print(f"tasks: {self.tasks.status}, kept {self.tasks.kept}/{self.tasks.requested}, "
-                      f"rejected: {rejected}", highlight=False)
+                      f"rejected: {rejected}; LLM-written seed chains: {written}", highlight=False)
         if self.validation:
             v = self.validation
             score = "n/a" if v.mutation_score is None else f"{v.mutation_score:.0%}"

@@ -41,7 +41,7 @@ __all__ = ["ROLES", "RoleSettings", "RolesFile", "load_roles", "resolve_roles"]
 
 #: Every role of the pipeline; each has generator/prompts/<role>.md.
 ROLES = ("domain_card", "tool_plan", "tool_schemas", "db_schema", "seed_data", "db_repair", "code", "tests", "debug",
-         "graph_edges", "task_writer", "expansion_gate")
+         "graph_edges", "chain_writer", "task_writer", "expansion_gate")
 
 StructuredMode = Literal["auto", "json_schema", "tool", "plain"]
 

@@ -29,6 +29,7 @@ from verifier.verify import apply_determinism
 from generator.graph import build_graph
 from generator.diversity import diversity_report
 from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
+from generator.synthesis.chain_code import ChainWriter
 from generator.synthesis.gate import ChainGate
 
 __all__ = ["TaskSynthReport", "synthesize_tasks", "write_tasks"]
@@ -49,6 +50,9 @@ class TaskSynthReport(BaseModel):
     splits: dict[str, int] = Field(default_factory=dict)
     tools_used_share: float = Field(description="Share of the domain's tools that appear in some task's actions.")
     expansion_target_reached: float = Field(description="Share of tasks whose |H| reached min(20, tools).")
+    chain_code: dict[str, int] = Field(default_factory=dict, description="Seed chains a writer wrote as code: used, "
+                                       "refused by the parser, failed to run (the sampled chain was used instead).")
+    chain_code_examples: dict[str, str] = Field(default_factory=dict, description="The first refusal and failure, why.")
     seconds: float
     tasks_per_second: float
     package_hash: str
@@ -66,13 +70,16 @@ def _first_failure(verdict: TaskVerdict) -> str:
 
 async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | None = None, workers: int | None = None,
                            max_candidates: int | None = None, progress: Progress | None = None,
-                           determinism: bool = True, gate: ChainGate | None = None) -> TaskSynthReport:
+                           determinism: bool = True, gate: ChainGate | None = None,
+                           writer: ChainWriter | None = None) -> TaskSynthReport:
     """Synthesise ``n`` verified tasks (fewer if the candidate budget runs out) and write them.
 
     Args:
         out: the file to write; default the package's tasks.jsonl.
         max_candidates: candidate budget, default max(4 n, n + 40).
         gate: decides whether a task grows by a further chain; default the offline ``RuleGate``.
+        writer: writes each candidate's seed chain as code (the generator's LLM mode); without
+            one, seed chains are sampled from the graph.
     """
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
@@ -96,7 +103,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
-        factory = CandidateFactory(host, package, document, seed, gate)
+        factory = CandidateFactory(host, package, document, seed, gate, writer)
         await factory.start(host.pool.size)
         transport = MemoryTransport(host, package.slug)
         gate = asyncio.Semaphore(max(2, 3 * (workers or 2)))
@@ -157,6 +164,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         expansion_target_reached=round(sum(1 for t in tasks if t.meta.expanded_size >= min(
             20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
         seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
+        chain_code=dict(sorted(factory.chain_code.items())), chain_code_examples=factory.chain_code_examples,
         package_hash=package.content_hash, out=str(target))
 
 

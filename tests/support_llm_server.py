@@ -130,6 +130,15 @@ class FakeLLM:
                     "instruction": f"You are a pet owner. You want to {goal}. Answer questions with your facts; "
                                    "end the conversation once it is done.",
                     "known": facts, "withheld": {}}
+        if role == "chain_writer":  # the end tool on the subject row, fenced; odd-numbered tasks get code it must refuse
+            task = _section(user, "TASK:", inline=True) or ""
+            end = _section(user, "END TOOL:", inline=True)
+            subject = _section(user, "SUBJECT PARAMETER:", inline=True)
+            anchor = json.loads(_section(user, "SUBJECT ROW:", inline=True) or "null") or {}
+            if task[-1:].isdigit() and int(task[-1]) % 2 == 1:
+                return {"code": f"import os\ndef chain(call):\n    return call({end!r}, {{}})"}
+            arguments = {subject: anchor[subject]} if subject in anchor else {}
+            return {"code": f"```python\ndef chain(call):\n    return call({end!r}, {json.dumps(arguments)})\n```"}
         if role == "expansion_gate":  # one more chain for even-numbered tasks that have only their seed chain
             chains = json.loads(_section(user, "CHAINS SO FAR:", inline=True) or "[]")
             task = _section(user, "TASK:", inline=True) or ""

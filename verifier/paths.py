@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["get_path", "leaf_values", "parent_list", "split_path"]
+__all__ = ["get_path", "join_path", "leaf_values", "parent_list", "split_path"]
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
 
@@ -49,6 +49,11 @@ def parent_list(path: str) -> tuple[str, int, str] | None:
             tail = _join(steps[position + 1:])
             return head, int(steps[position]), tail  # type: ignore[arg-type]
     return None
+
+
+def join_path(steps: list[str | int | None] | tuple[str | int | None, ...]) -> str:
+    """``["items", 2, "book_id"]`` -> ``items[2].book_id`` (the inverse of ``split_path``)."""
+    return _join(list(steps))
 
 
 def _join(steps: list[str | int | None]) -> str:

@@ -15,8 +15,12 @@ and the rejection is counted under the check that refused it. Wording changes no
 state or fact, so the other gates hold as synthesis found them; stage 8 verifies every task
 again over MCP before anything is published.
 
-Not done (see docs/generator.md): the seed chain is sampled from the graph, not written as
-code by an LLM.
+The seed chain C1 of each candidate is written by the ``chain_writer`` role as Python code
+over the tools (``def chain(call): ...``), given the end tool, a path that reaches it and the
+rows of the entity it is about. The code is never run: ``generator.synthesis.chain_code``
+reads it with ``ast`` into a plan (literals the user states, references the data flow must
+honour) or refuses it; a refused chain, or one that fails on the episode, falls back to the
+sampled chain, and the report counts both.
 """
 
 from __future__ import annotations
@@ -26,17 +30,18 @@ import random
 from collections import Counter
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from generator.drafts import ExpansionDecision, TaskWording
+from generator.drafts import ChainCode, ExpansionDecision, TaskWording
 from generator.report import TaskStats
 from generator.stages.context import RunContext, StageScope, gather_all
+from generator.synthesis.chain_code import ChainRequest, ChainWriter
 from generator.synthesis.gate import ChainGate, GateView
 from scaleenv_mcp.domain.loader import package_hash
 from scaleenv_mcp.domain.task import Task, UserSpec
 from scaleenv_mcp.state.canonical import canonical_value
 
-__all__ = ["TasksResult", "check_wording", "llm_gate", "run_tasks"]
+__all__ = ["TasksResult", "check_wording", "llm_chain_writer", "llm_gate", "run_tasks"]
 
 #: Worker processes of the synthesis host: fixed, not --concurrency, so the same package and
 #: seed give the same tasks whatever concurrency a run (or its resumption) used.
@@ -95,9 +100,24 @@ def llm_gate(scope: StageScope) -> ChainGate:
     return gate
 
 
+def llm_chain_writer(scope: StageScope) -> ChainWriter:
+    """Seed chains written as code by the ``chain_writer`` role."""
+
+    async def write(request: ChainRequest) -> str:
+        answer = await scope.ask("chain_writer", ChainCode, task_id=request.task_id, end_tool=request.end_tool,
+                                 hint=" -> ".join(request.hint), subject=request.subject or "(none)",
+                                 anchor=json.dumps(request.anchor, sort_keys=True, ensure_ascii=False),
+                                 nearby="\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in request.nearby),
+                                 tools="\n".join(json.dumps(t, sort_keys=True) for t in request.tools))
+        return answer.code
+
+    return write
+
+
 class SynthesisResult(BaseModel):
     tasks_jsonl: str
     rejected: dict[str, int]
+    chain_code: dict[str, int] = Field(default_factory=dict)
 
 
 async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksResult:
@@ -118,8 +138,8 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
         target = run.workdir / "synthesis" / "tasks.jsonl"  # not in the package until worded and verified
         target.parent.mkdir(parents=True, exist_ok=True)
         report = await synthesize_tasks(package_dir, settings.tasks, settings.seed, out=target, workers=SYNTH_WORKERS,
-                                        gate=llm_gate(scope))
-        return SynthesisResult(tasks_jsonl=target.read_text(), rejected=report.rejected)
+                                        gate=llm_gate(scope), writer=llm_chain_writer(scope))
+        return SynthesisResult(tasks_jsonl=target.read_text(), rejected=report.rejected, chain_code=report.chain_code)
 
     async def word(scope: StageScope) -> TasksResult:
         tasks = [Task.model_validate_json(line) for line in synthesised.tasks_jsonl.splitlines() if line.strip()]
@@ -127,7 +147,8 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
         rejected: Counter[str] = Counter(synthesised.rejected)
         rejected.update(problem for _, problem in reworded if problem)
         final = sorted((new for new, _ in reworded), key=lambda t: t.id)
-        stats = TaskStats(status="done", requested=settings.tasks, kept=len(final), rejected=dict(sorted(rejected.items())))
+        stats = TaskStats(status="done", requested=settings.tasks, kept=len(final), rejected=dict(sorted(rejected.items())),
+                          chain_code=synthesised.chain_code)
         return TasksResult(tasks_jsonl="".join(t.to_line() + "\n" for t in final), stats=stats)
 
     inputs = {"package": package_hash(package_dir), "graph": (package_dir / "graph.json").read_text()

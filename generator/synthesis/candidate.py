@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +27,7 @@ from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from generator.graph import ToolGraphDocument
 from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
+from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
@@ -60,9 +62,12 @@ def assign_splits(tasks: list[Task], test_share: float = 0.2) -> list[Task]:
 
 class CandidateFactory:
     def __init__(self, host: Any, package: DomainPackage, document: ToolGraphDocument, seed: int,
-                 gate: ChainGate | None = None) -> None:
+                 gate: ChainGate | None = None, writer: ChainWriter | None = None) -> None:
         self.host, self.package, self.seed = host, package, seed
         self.gate: ChainGate = gate or RuleGate()
+        self.writer = writer
+        self.chain_code: Counter[str] = Counter()  # written chains: used, refused (by the parser), failed (fell back)
+        self.chain_code_examples: dict[str, str] = {}
         self.slug = package.slug
         self.manifest = package.manifest
         self.world = World(self.manifest, package.seed)
@@ -118,12 +123,40 @@ class CandidateFactory:
         except HarnessError as error:
             return Rejection("environment", f"{error.code}: {error.message}")
 
+    async def written_chain(self, index: int, sampled: ChainPlan, rng: random.Random
+                            ) -> tuple[ChainPlan, tuple[str, dict[str, Any]] | None, str] | None:
+        """The seed chain the chain writer writes as code for this candidate, read (never run) into a plan."""
+        assert self.writer is not None
+        anchor = await self.probe_anchor(sampled, index, rng)
+        nearby = self.world.neighborhood([anchor]).rows[1:9] if anchor else []
+        request = ChainRequest(
+            task_id=self.task_id(index), end_tool=sampled.tools[-1], hint=sampled.tools, subject=sampled.subject,
+            anchor=anchor[1] if anchor else None, nearby=[{"table": t, "row": r} for _, t, r in nearby],
+            tools=[{"name": t.name, "description": t.description, "parameters": t.input_schema}
+                   for t in self.manifest.tools if t.name in self.sampler.chainable])
+        code = await self.writer(request)
+        try:
+            steps = parse_chain_code(code, self.manifest)
+        except ChainCodeError as error:
+            self.chain_code["refused"] += 1
+            self.chain_code_examples.setdefault("refused", str(error))
+            return None
+        plan = self.sampler.from_steps(steps)
+        named = plan.links[plan.anchor_link].pinned.get(plan.subject) if plan.subject else None
+        row = self.world.row(plan.anchor_table, named) if plan.anchor_table and named is not None else None
+        return plan, ((plan.anchor_table, row) if row is not None else anchor), code
+
     async def _build(self, index: int) -> Task | Rejection:
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
         first, later_length, density = self.plan(index, rng)
+        written = await self.written_chain(index, first, rng) if self.writer is not None else None
         last = Rejection("chain_failed")
         for attempt in range(ANCHOR_TRIES):
-            anchor = await self.probe_anchor(first, index, rng)
+            code = None
+            if written is not None and attempt == 0:  # the written chain first; the sampled one if it fails
+                plan, anchor, code = written
+            else:
+                plan, anchor = first, await self.probe_anchor(first, index, rng)
             # The last try goes without distractors: a look-alike row can itself block the chain
             # (one more open loan of the same member reaches the loan limit).
             spread = density if attempt < ANCHOR_TRIES - 1 else 0
@@ -134,12 +167,18 @@ class CandidateFactory:
                               f"draft:{self.seed}:{index}:{attempt}", ops, used)
             await state.open()
             try:
-                outcome = await self._grow(index, state, first, anchor, later_length, rng)
+                outcome = await self._grow(index, state, plan, anchor, later_length, rng)
             finally:
                 await state.close()
+            if code is not None:
+                self.chain_code["failed" if isinstance(outcome, Rejection) else "used"] += 1
+                if isinstance(outcome, Rejection):
+                    self.chain_code_examples.setdefault("failed", f"{outcome.reason}: {outcome.detail}"[:300])
             if isinstance(outcome, Rejection):
                 last = outcome
                 continue
+            if code is not None:
+                outcome = outcome.model_copy(update={"meta": outcome.meta.model_copy(update={"seed_chain_code": code})})
             return outcome
         return last
 

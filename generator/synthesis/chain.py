@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from scaleenv_mcp.domain.manifest import DomainManifest
 
 from generator.graph import EdgeType, ToolGraphDocument, is_key_name
+from generator.synthesis.chain_code import ChainStep
 from generator.synthesis.executor import LinkSpec
 from generator.synthesis.world import World
 
@@ -101,6 +102,17 @@ class ChainSampler:
         if table is not None and not self.world.rows.get(table):
             table = None
         return subject, table
+
+    def from_steps(self, steps: list[ChainStep]) -> ChainPlan:
+        """The plan of a chain an LLM wrote as code: its literals pinned, its references fed."""
+        tools = [step.tool for step in steps]
+        links = [LinkSpec(tool=self.manifest.tool(step.tool), pinned=dict(step.literals),
+                          feeds=set(step.references), references=dict(step.references)) for step in steps]
+        anchor = len(tools) - 1
+        while anchor > 0 and self.manifest.tool(tools[anchor - 1]).writes:
+            anchor -= 1
+        subject, table = self.subject(tools[anchor], links[anchor].feeds)
+        return ChainPlan(tools=tools, links=links, subject=subject, anchor_table=table, anchor_link=anchor)
 
     def next_end(self, index: int, taken: set[str], chains: int) -> str | None:
         """The end tool of chain ``chains + 1``: the next writer round the permutation not used yet."""

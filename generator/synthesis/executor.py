@@ -21,7 +21,7 @@ from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 from scaleenv_mcp.domain.task import TaskAction
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import HarnessError
-from verifier.paths import leaf_values
+from verifier.paths import get_path, join_path, leaf_values
 
 from generator.graph import is_key_name
 from generator.synthesis.arguments import ArgumentResolver, Candidate, Observation
@@ -79,6 +79,7 @@ class LinkSpec:
     feeds: set[str] = field(default_factory=set)  # parameters that must come from an earlier result
     next_params: set[str] = field(default_factory=set)  # fields the next link needs from this result
     pinned: dict[str, Any] = field(default_factory=dict)  # parameters fixed to one value (anchor probes)
+    references: dict[str, tuple[int, tuple[str | int, ...]]] = field(default_factory=dict)  # param -> (chain step, path)
 
 
 def _include_optional(tool: ToolSpec, param: str, attempt: int, near: Neighborhood | None, rng: random.Random,
@@ -109,9 +110,24 @@ def _blamed(message: str, properties: dict[str, Any], arguments: dict[str, Any])
     return named | quoted
 
 
+def _referenced(reference: tuple[int, tuple[str | int, ...]], earlier: list[Observation], resolver: ArgumentResolver,
+                tool: ToolSpec, param: str, run: ChainRun, near: Neighborhood | None) -> list[Candidate]:
+    """The value a written chain's path names in an earlier step's result (with the resolver's
+    provenance when it offers the same value, e.g. a list element the user can name)."""
+    step, path = reference
+    if step >= len(earlier):
+        return []
+    try:
+        value = get_path(earlier[step].result, join_path(path))
+    except KeyError:
+        return []
+    same = [c for c in resolver.from_results(tool, param, run.observations, near) if c.value == value]
+    return same or [Candidate(value, "call", call=earlier[step].index, path=join_path(path))]
+
+
 async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run: ChainRun,
                    near: Neighborhood | None, rng: random.Random, record: bool = True,
-                   attempts: int = ATTEMPTS) -> Observation | None:
+                   attempts: int = ATTEMPTS, earlier: list[Observation] | None = None) -> Observation | None:
     """Call one tool until it succeeds (and, for a read, returns what the next link needs).
 
     After a refusal, the parameters the error message names or quotes move to their next
@@ -135,11 +151,13 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
         rows: list[dict[str, Any]] = []
         feasible = True
         for param in keys_first:
-            needed = param in required or param in link.feeds or param in link.pinned
+            needed = param in required or param in link.feeds or param in link.pinned or param in link.references
             if not needed and not switched.get(param, _include_optional(tool, param, attempt, near, rng, manifest)):
                 continue
             cands = resolver.from_results(tool, param, run.observations, near)
-            if param in link.pinned:
+            if param in link.references:
+                cands = _referenced(link.references[param], earlier or [], resolver, tool, param, run, near)
+            elif param in link.pinned:
                 cands = [Candidate(link.pinned[param], "user", fact_key=param)]
             elif param not in link.feeds:
                 user = resolver.from_user(tool, param, near, rows, arguments)
@@ -226,7 +244,10 @@ def _record(run: ChainRun, tool: ToolSpec, arguments: dict[str, Any], chosen: di
 async def run_chain(call: CallFn, links: list[LinkSpec], resolver: ArgumentResolver, run: ChainRun,
                     near: Neighborhood | None, rng: random.Random) -> bool:
     """Run every link in order; False as soon as one cannot be made to succeed."""
+    earlier: list[Observation] = []
     for link in links:
-        if await run_tool(call, link, resolver, run, near, rng) is None:
+        observation = await run_tool(call, link, resolver, run, near, rng, earlier=earlier)
+        if observation is None:
             return False
+        earlier.append(observation)
     return True

@@ -61,6 +61,9 @@ class GoldSpec(_Model):
 
 class TaskMeta(_Model):
     seed_chain: list[str] = Field(default_factory=list, description="Tools of the seed chain C1, in order.")
+    seed_chain_code: str | None = Field(
+        default=None, description="C1 as the LLM wrote it (def chain(call): ...), when a chain writer wrote it."
+    )
     chains: list[list[str]] = Field(
         default_factory=list, description="Tools of every chain C1..Cn the task was grown from, C1 first."
     )

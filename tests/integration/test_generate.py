@@ -75,6 +75,11 @@ def test_a_domain_is_grown_end_to_end(reference: tuple[GenerationReport, int, Pa
     assert calls[("tasks", "expansion_gate")] >= 2
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert all(t["meta"]["feasibility"] == 0.8 and t["meta"]["chains"][0] == t["meta"]["seed_chain"] for t in tasks)
+    # seed chains written as code by the LLM: read without running, refused ones replaced by sampled chains
+    assert calls[("tasks", "chain_writer")] >= 2 and report.tasks.chain_code.get("refused", 0) >= 1
+    written = [t for t in tasks if t["meta"]["seed_chain_code"]]
+    assert written and report.tasks.chain_code["used"] >= len(written)
+    assert all("def chain(call)" in t["meta"]["seed_chain_code"] for t in written)
     assert sum(calls.values()) == answered
     saved = json.loads((Path(report.workdir) / "report.json").read_text())
     assert saved["first_try_pass_rate"] == 1.0 and saved["status"] == "complete"

@@ -10,14 +10,19 @@ withheld: the simulated user gives them only when asked. An LLM can reword these
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import UserSpec
 
 from generator.synthesis.values import is_label_column
+from generator.synthesis.world import World
 
-__all__ = ["build_user", "goal_phrase"]
+__all__ = ["build_user", "goal_phrase", "person_profile"]
+
+_NAME_COLUMNS = ("full_name", "name", "display_name")
+_CONTACT_COLUMNS = ("email", "phone")
 
 _OPENINGS = [
     "Hi, I'd like to {goal}.", "Hello! Can you help me {goal}?", "I need to {goal}, please.",
@@ -49,9 +54,43 @@ def _mentionable(key: str, value: Any) -> bool:
     return isinstance(value, str) and (is_label_column(key) or key.endswith("_id")) and len(value) <= 60
 
 
+def _person(row: dict[str, Any]) -> str | None:
+    name = next((row[c] for c in _NAME_COLUMNS if isinstance(row.get(c), str)), None)
+    if name is None and isinstance(row.get("first_name"), str) and isinstance(row.get("last_name"), str):
+        name = f"{row['first_name']} {row['last_name']}"
+    contact = next((row[c] for c in _CONTACT_COLUMNS if isinstance(row.get(c), str)), None)
+    return f"{name} ({contact})" if name and contact else None
+
+
+def person_profile(world: World, facts: dict[str, Any]) -> str | None:
+    """Who the user is: the person a fact names, directly or through one parent row (an account's
+    investor), as "Ada Byron (ada@example.org)"; a person has a name and an email or phone.
+    None when the facts name no person."""
+    rows: list[dict[str, Any]] = []
+    for key, value in sorted(facts.items()):
+        table = world.key_table(re.sub(r"_\d+$", "", key))  # user_id_2 is the second user_id fact
+        row = world.row(table, value) if table else None
+        if row is not None:
+            rows.append(row)
+            person = _person(row)
+            if person:
+                return person
+    for row, table in ((r, t) for r in rows for t in world.tables if r in world.rows[t]):
+        for child, columns, parent, refs in world.links:
+            if child == table and list(refs) == world.primary[parent]:
+                found = world.by_key[parent].get(tuple(row.get(c) for c in columns))
+                person = _person(found) if found else None
+                if person:
+                    return person
+    return None
+
+
 def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
-               optional: set[str], difficulty: str, rng: random.Random) -> UserSpec:
-    """Opening, simulator instruction, known and withheld facts for the (writing tools, their facts) goals."""
+               optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None) -> UserSpec:
+    """Opening, simulator instruction, known and withheld facts for the (writing tools, their facts) goals.
+
+    ``profile`` (``person_profile``) is who the simulated user is, stated in the instruction only.
+    """
     withheld_keys = {k for k in facts if k in optional}
     spare = sorted(k for k in facts if k not in withheld_keys)
     if difficulty != "easy" and len(spare) > 2:
@@ -67,7 +106,8 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
     known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items()) or "nothing beyond the opening"
     withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
-    instruction = (f"You are a user of {manifest.title}. Your goal: {steps}. "
+    who = f"{profile}, a user of {manifest.title}" if profile else f"a user of {manifest.title}"
+    instruction = (f"You are {who}. Your goal: {steps}. "
                    f"Give these facts when the agent asks: {known_text}.")
     if withheld_text:
         instruction += f" Give these only if the agent asks for them specifically: {withheld_text}."

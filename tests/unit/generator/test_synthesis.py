@@ -121,3 +121,12 @@ def test_tasks_report_command(package: Path):
     report = json.loads(result.output)
     assert report["tasks"] == 4 and report["tools_total"] == 6 and {"repeat_text", "tally"} <= set(report["unused_tools"])
     assert sum(report["difficulty"].values()) == 4 and report["splits"].get("test", 0) == 1  # round(0.2 * 4)
+
+
+def test_the_user_profile_is_the_person_the_facts_name():
+    from generator.synthesis.templates import person_profile
+
+    world = World(load_domain(FIXTURE).manifest, load_domain(FIXTURE).seed)
+    assert person_profile(world, {"member_id": "MEM-00001"}) == "Ada Byron (ada@example.org)"
+    assert person_profile(world, {"loan_id": "LN-00007"}) == "Alan Turing (alan@example.org)"  # through the loan's member
+    assert person_profile(world, {"book_id": "BK-00001", "text": "Dune"}) is None

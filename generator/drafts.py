@@ -21,6 +21,7 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, ToolSpec
 from scaleenv_mcp.procedural.cases import ToolCase
 
+from generator.synthesis.chain_code import WrittenChain as ChainCode  # the chain writer's answer, as synthesis reads it
 from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
 
 __all__ = ["ChainCode", "DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
@@ -196,7 +197,3 @@ class TaskWording(BaseModel):
     known: dict[str, Any] = Field(default_factory=dict, description="Facts the user states when asked.")
     withheld: dict[str, Any] = Field(default_factory=dict, description="Facts given only when asked specifically.")
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
-
-
-class ChainCode(BaseModel):
-    code: str = Field(description="The seed chain as one Python function, def chain(call): ..., straight-line code.")

@@ -17,7 +17,9 @@ again over MCP before anything is published.
 
 The seed chain C1 of each candidate is written by the ``chain_writer`` role as Python code
 over the tools (``def chain(call): ...``), given the end tool, a path that reaches it and the
-rows of the entity it is about. The code is never run: ``generator.synthesis.chain_code``
+rows of the entity it is about, and may add start-state rows (new entities the chain needs,
+look-alike distractors), kept only when they load next to the seed under every constraint.
+The code is never run: ``generator.synthesis.chain_code``
 reads it with ``ast`` into a plan (literals the user states, references the data flow must
 honour) or refuses it; a refused chain, or one that fails on the episode, falls back to the
 sampled chain, and the report counts both.
@@ -103,13 +105,13 @@ def llm_gate(scope: StageScope) -> ChainGate:
 def llm_chain_writer(scope: StageScope) -> ChainWriter:
     """Seed chains written as code by the ``chain_writer`` role."""
 
-    async def write(request: ChainRequest) -> str:
-        answer = await scope.ask("chain_writer", ChainCode, task_id=request.task_id, end_tool=request.end_tool,
+    async def write(request: ChainRequest) -> ChainCode:
+        return await scope.ask("chain_writer", ChainCode, task_id=request.task_id, end_tool=request.end_tool,
                                  hint=" -> ".join(request.hint), subject=request.subject or "(none)",
                                  anchor=json.dumps(request.anchor, sort_keys=True, ensure_ascii=False),
                                  nearby="\n".join(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in request.nearby),
-                                 tools="\n".join(json.dumps(t, sort_keys=True) for t in request.tools))
-        return answer.code
+                                 tools="\n".join(json.dumps(t, sort_keys=True) for t in request.tools),
+                                 tables="\n".join(json.dumps(t, sort_keys=True) for t in request.tables))
 
     return write
 

@@ -20,7 +20,7 @@ import networkx as nx
 
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
-from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta
+from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskMeta
 from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 
@@ -40,6 +40,16 @@ __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 
 ANCHOR_TRIES = 3
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
+
+
+@dataclass
+class WrittenPlan:
+    """A chain writer's chain as a plan, its anchor, its code and the start-state rows it wrote that load."""
+
+    plan: ChainPlan
+    anchor: tuple[str, dict[str, Any]] | None
+    code: str
+    rows: list[RowOp]
 
 
 @dataclass
@@ -123,9 +133,9 @@ class CandidateFactory:
         except HarnessError as error:
             return Rejection("environment", f"{error.code}: {error.message}")
 
-    async def written_chain(self, index: int, sampled: ChainPlan, rng: random.Random
-                            ) -> tuple[ChainPlan, tuple[str, dict[str, Any]] | None, str] | None:
-        """The seed chain the chain writer writes as code for this candidate, read (never run) into a plan."""
+    async def written_chain(self, index: int, sampled: ChainPlan, rng: random.Random) -> WrittenPlan | None:
+        """The seed chain the chain writer writes as code for this candidate, read (never run) into a
+        plan, with the start-state rows it wrote that load (the others are refused and counted)."""
         assert self.writer is not None
         anchor = await self.probe_anchor(sampled, index, rng)
         nearby = self.world.neighborhood([anchor]).rows[1:9] if anchor else []
@@ -133,18 +143,27 @@ class CandidateFactory:
             task_id=self.task_id(index), end_tool=sampled.tools[-1], hint=sampled.tools, subject=sampled.subject,
             anchor=anchor[1] if anchor else None, nearby=[{"table": t, "row": r} for _, t, r in nearby],
             tools=[{"name": t.name, "description": t.description, "parameters": t.input_schema}
-                   for t in self.manifest.tools if t.name in self.sampler.chainable])
-        code = await self.writer(request)
+                   for t in self.manifest.tools if t.name in self.sampler.chainable],
+            tables=[t.model_dump(mode="json", include={"name", "columns", "primary_key", "foreign_keys"})
+                    for t in self.manifest.tables])
+        written = await self.writer(request)
         try:
-            steps = parse_chain_code(code, self.manifest)
+            steps = parse_chain_code(written.code, self.manifest)
         except ChainCodeError as error:
             self.chain_code["refused"] += 1
             self.chain_code_examples.setdefault("refused", str(error))
             return None
+        rows, refused = self.builder.check_rows(
+            [RowOp(op="insert", table=r.table, row=r.row, distractor=r.distractor) for r in written.rows], [])
+        self.chain_code["rows_kept"] += len(rows)
+        self.chain_code["rows_refused"] += len(refused)
+        if refused:
+            self.chain_code_examples.setdefault("rows_refused", refused[0][:300])
+        world = self.world.with_ops(rows)
         plan = self.sampler.from_steps(steps)
         named = plan.links[plan.anchor_link].pinned.get(plan.subject) if plan.subject else None
-        row = self.world.row(plan.anchor_table, named) if plan.anchor_table and named is not None else None
-        return plan, ((plan.anchor_table, row) if row is not None else anchor), code
+        row = world.row(plan.anchor_table, named) if plan.anchor_table and named is not None else None
+        return WrittenPlan(plan, (plan.anchor_table, row) if row is not None else anchor, written.code, rows)
 
     async def _build(self, index: int) -> Task | Rejection:
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
@@ -152,16 +171,17 @@ class CandidateFactory:
         written = await self.written_chain(index, first, rng) if self.writer is not None else None
         last = Rejection("chain_failed")
         for attempt in range(ANCHOR_TRIES):
-            code = None
+            code, rows = None, []
             if written is not None and attempt == 0:  # the written chain first; the sampled one if it fails
-                plan, anchor, code = written
+                plan, anchor, code, rows = written.plan, written.anchor, written.code, written.rows
             else:
                 plan, anchor = first, await self.probe_anchor(first, index, rng)
             # The last try goes without distractors: a look-alike row can itself block the chain
             # (one more open loan of the same member reaches the loan limit).
             spread = density if attempt < ANCHOR_TRIES - 1 else 0
             used: dict[str, int] = {}
-            ops = self.builder.build([anchor], spread, rng, with_parents=spread == 3, used=used) if spread and anchor else []
+            ops = rows + (self.builder.build([anchor], spread, rng, with_parents=spread == 3, used=used, existing=rows)
+                          if spread and anchor else [])
             world = self.world.with_ops(ops)
             state = TaskState(self.host, self.slug, self.manifest, self.builder, world,
                               f"draft:{self.seed}:{index}:{attempt}", ops, used)
@@ -233,7 +253,7 @@ class CandidateFactory:
         if diff.is_empty:
             return Rejection("no_effect", "the chain changed nothing")
         fingerprint = await state.fingerprint()
-        distractors = len(state.setup)
+        distractors = sum(1 for op in state.setup if op.distractor)
         difficulty = difficulty_of(len(run.actions), len(chains), distractors)
         user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng,
                           profile=person_profile(state.world, run.facts.values))

@@ -29,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 
-__all__ = ["ChainCodeError", "ChainRequest", "ChainStep", "ChainWriter", "parse_chain_code"]
+__all__ = ["ChainCodeError", "ChainRequest", "ChainStep", "ChainWriter", "StartRow", "WrittenChain", "parse_chain_code"]
 
 MAX_STEPS = 6
 
@@ -44,10 +44,26 @@ class ChainRequest(BaseModel):
     anchor: dict[str, Any] | None = Field(description="That entity's row.")
     nearby: list[dict[str, Any]] = Field(default_factory=list, description="Rows linked to it: {table, row}.")
     tools: list[dict[str, Any]] = Field(description="The tools a chain may call: name, description, parameters.")
+    tables: list[dict[str, Any]] = Field(default_factory=list,
+                                         description="The tables start-state rows may go to: name, columns, keys.")
 
 
-#: Answers a request with the code of ``def chain(call): ...`` (the generator's ``chain_writer`` role).
-ChainWriter = Callable[[ChainRequest], Awaitable[str]]
+class StartRow(BaseModel):
+    table: str = Field(description="The table the row goes to.")
+    row: dict[str, Any] = Field(description="Every column of the row; its id must be new.")
+    distractor: bool = Field(default=False, description="True for a look-alike the goal does not touch.")
+
+
+class WrittenChain(BaseModel):
+    """A chain writer's answer: the seed chain as code, and rows to add to the task's start state."""
+
+    code: str = Field(description="The seed chain as one Python function, def chain(call): ..., straight-line code.")
+    rows: list[StartRow] = Field(default_factory=list, description="Start-state rows the chain needs that are not in "
+                                 "the rows given (new entities), and look-alike distractors. Optional.")
+
+
+#: Answers a request with a written chain (the generator's ``chain_writer`` role).
+ChainWriter = Callable[[ChainRequest], Awaitable[WrittenChain]]
 
 
 class ChainCodeError(ValueError):

@@ -141,6 +141,33 @@ class DistractorBuilder:
                 except sqlite3.IntegrityError:
                     pass  # the task's episode would refuse it as well; the new rows are checked without it
 
+    def check_rows(self, ops: list[RowOp], existing: list[RowOp]) -> tuple[list[RowOp], list[str]]:
+        """The rows (written by an LLM) that load next to ``existing`` and the seed, and why the others do not."""
+        kept: list[RowOp] = []
+        refused: list[str] = []
+        tables = {t.name: t for t in self.manifest.tables}
+        self.conn.execute("SAVEPOINT written")
+        try:
+            self._insert(existing)
+            for op in ops:
+                spec = tables.get(op.table)
+                unknown = sorted(set(op.row or {}) - {c.name for c in spec.columns}) if spec else []
+                if spec is None or unknown:
+                    refused.append(f"{op.table}: " + ("no such table" if spec is None else f"no column {unknown[0]}"))
+                    continue
+                self.conn.execute("SAVEPOINT one")
+                try:
+                    insert_rows(self.conn, op.table, [op.row or {}])
+                    kept.append(op)
+                except sqlite3.Error as error:
+                    self.conn.execute("ROLLBACK TO one")
+                    refused.append(f"{op.table}: {error}")
+                self.conn.execute("RELEASE one")
+        finally:
+            self.conn.execute("ROLLBACK TO written")
+            self.conn.execute("RELEASE written")
+        return kept, refused
+
     def variants(self, table: str, row: dict[str, Any], rng: random.Random, used: dict[str, int],
                  existing: list[RowOp], limit: int = 4) -> list[RowOp]:
         """Clones of ``row`` in other states, for patching a start state: each other value of a

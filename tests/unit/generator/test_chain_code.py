@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.synthesis.chain_code import ChainCodeError, ChainRequest, parse_chain_code
+from generator.synthesis.chain_code import ChainCodeError, ChainRequest, StartRow, WrittenChain, parse_chain_code
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
 from verifier.verify import load_tasks
@@ -52,32 +52,45 @@ def test_anything_else_is_refused_with_the_line_and_why(code: str, reason: str):
         parse_chain_code(code, MANIFEST)
 
 
+NEW_MEMBER = {"member_id": "MEM-00050", "name": "Grace Hopper", "email": "grace@example.org", "status": "active",
+              "max_loans": 2}
+
+
 @pytest.mark.anyio
 async def test_written_chains_are_run_verified_and_recorded(tmp_path: Path):
     target = tmp_path / "tiny_library"
     shutil.copytree(FIXTURE, target)
     requests: list[ChainRequest] = []
 
-    async def writer(request: ChainRequest) -> str:
+    async def writer(request: ChainRequest) -> WrittenChain:
         requests.append(request)
-        if len(requests) % 3 == 0:
-            return "def chain(call):\n    while True:\n        pass"  # refused: the sampled chain is used
-        if request.end_tool == "borrow_book" and request.anchor and "member_id" in request.anchor:
-            member = request.anchor["member_id"]
-            return ("def chain(call):\n    found = call('find_books', {'text': 'a'})\n"
-                    f"    return call('borrow_book', {{'member_id': '{member}', 'book_id': found['items'][0]['book_id']}})")
-        return f"def chain(call):\n    return call('{request.end_tool}', {{}})"  # arguments left to the executor
+        if len(requests) % 3 == 0:  # refused: the sampled chain is used
+            return WrittenChain(code="def chain(call):\n    while True:\n        pass")
+        if request.end_tool == "borrow_book":  # a new member, written as a start-state row, borrows
+            rows = [StartRow(table="members", row=NEW_MEMBER),
+                    StartRow(table="members", row={**NEW_MEMBER, "member_id": "MEM-00001"}),  # an id that exists
+                    StartRow(table="members", row={**NEW_MEMBER, "member_id": "MEM-00051", "shoe_size": 9})]
+            return WrittenChain(rows=rows, code=(
+                "def chain(call):\n    found = call('find_books', {'text': 'a'})\n"
+                "    return call('borrow_book', {'member_id': 'MEM-00050', 'book_id': found['items'][0]['book_id']})"))
+        return WrittenChain(code=f"def chain(call):\n    return call('{request.end_tool}', {{}})")  # arguments left to the executor
 
     report = await synthesize_tasks(target, 6, 3, workers=1, writer=writer)
     tasks = load_tasks(target / "tasks.jsonl")
     assert report.produced == 6 and requests
     assert report.chain_code.get("refused", 0) >= 1 and "not allowed" in report.chain_code_examples["refused"]
+    assert report.chain_code["rows_refused"] == 2 * report.chain_code["rows_kept"] > 0  # the duplicate and shoe_size
+    assert "UNIQUE" in report.chain_code_examples["rows_refused"] or "shoe_size" in report.chain_code_examples["rows_refused"]
     written = [t for t in tasks if t.meta.seed_chain_code]
     assert report.chain_code.get("used", 0) >= len(written) >= 1
-    assert any(t.meta.seed_chain == ["find_books", "borrow_book"] for t in written)  # a reference honoured
     for task in written:
         steps = parse_chain_code(task.meta.seed_chain_code or "", MANIFEST)
         assert task.meta.seed_chain == [s.tool for s in steps]
         assert [a.tool for a in task.actions][:len(steps)] == [s.tool for s in steps]
         assert task.verified is not None and task.verified.result == "pass"
-    assert all(r.tools and r.end_tool in {t["name"] for t in r.tools} for r in requests)
+    borrowed = [t for t in written if t.meta.seed_chain == ["find_books", "borrow_book"]]
+    assert borrowed, "the written chain with a reference and a written row should be kept"
+    for task in borrowed:  # the written member row is in the start state, and the loan is hers
+        assert any(op.table == "members" and op.row == NEW_MEMBER and not op.distractor for op in task.setup)
+        assert task.actions[-1].arguments["member_id"] == "MEM-00050"
+    assert all(r.tools and r.tables and r.end_tool in {t["name"] for t in r.tools} for r in requests)

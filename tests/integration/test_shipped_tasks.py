@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scaleenv_mcp.domain.loader import load_domain
-from verifier.verify import verify_domain
+from verifier.verify import sample_tasks, verify_domain
 
 DOMAINS = Path(__file__).resolve().parents[2] / "domains"
 WITH_TASKS = sorted(p.parent.name for p in DOMAINS.glob("*/tasks.jsonl"))
@@ -37,3 +37,20 @@ async def test_a_sample_of_tasks_passes_every_gate(slug: str):
     report = await verify_domain(DOMAINS / slug, transport="memory", sample=SAMPLE, workers=1, validate=False)
     failed = {v.task_id: v.failed_gates for v in report.verdicts if not v.passed}
     assert not failed and report.tasks == min(SAMPLE, len(load_domain(DOMAINS / slug).tasks))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("slug", WITH_TASKS)
+async def test_patched_and_multi_chain_tasks_pass_every_gate(slug: str, tmp_path: Path):
+    """The tasks whose start state synthesis patched, and those grown by further chains, replay too."""
+    tasks = sample_tasks(list(load_domain(DOMAINS / slug).tasks.values()), None)
+    patched = [t for t in tasks if t.meta.patched_tools][:1]
+    grown = [t for t in tasks if len(t.meta.chains) > 1][:1]
+    assert patched and grown, f"{slug}: synthesis made no patched or no multi-chain task"
+    assert set(patched[0].meta.patched_tools) <= set(patched[0].meta.expanded_tools)
+    assert [a.tool for a in grown[0].actions] == [tool for chain in grown[0].meta.chains for tool in chain]
+    chosen = {t.id: t for t in patched + grown}
+    (tmp_path / "tasks.jsonl").write_text("".join(t.to_line() + "\n" for t in chosen.values()))
+    report = await verify_domain(DOMAINS / slug, tmp_path / "tasks.jsonl", transport="memory", workers=1,
+                                 validate=False)
+    assert report.tasks == len(chosen) and report.passed == len(chosen), report.failures_by_gate

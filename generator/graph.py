@@ -70,7 +70,10 @@ class GraphStats(BaseModel):
     weak_components: int
     longest_data_flow_length: int = Field(description="Tools on the longest simple path over id data-flow edges.")
     longest_data_flow_path: list[str]
-    longest_path_exact: bool = Field(description="False when the bounded search stopped before exhausting paths.")
+    longest_path_exact: bool = Field(description="True when the path is known to be longest: the search was "
+                                     "exhaustive or the path reached the upper bound.")
+    longest_path_upper_bound: int = Field(default=0, description="No simple id data-flow path has more tools: the "
+                                          "heaviest path through the strongly connected components.")
 
 
 class ToolGraphDocument(BaseModel):
@@ -175,37 +178,75 @@ def key_flow_graph(graph: nx.MultiDiGraph) -> nx.DiGraph:
     return flow
 
 
-def longest_simple_path(graph: nx.DiGraph, budget: int = LONGEST_PATH_BUDGET) -> tuple[list[str], bool]:
-    """Longest simple path by depth-first search in sorted order, stopped after ``budget`` steps.
+def path_upper_bound(graph: nx.DiGraph) -> int:
+    """No simple path has more tools than this: the heaviest path through the DAG of strongly
+    connected components, each weighing its size (a path visits a component at most once)."""
+    if not graph.number_of_nodes():
+        return 0
+    dag = nx.condensation(graph)
+    heaviest: dict[int, int] = {}
+    for component in reversed(list(nx.topological_sort(dag))):
+        size = len(dag.nodes[component]["members"])
+        heaviest[component] = size + max((heaviest[s] for s in dag.successors(component)), default=0)
+    return max(heaviest.values())
 
-    Deterministic: nodes and successors are visited in name order and the first longest
-    path found wins. Returns the path and whether the search was exhaustive.
+
+def longest_simple_path(graph: nx.DiGraph, budget: int = LONGEST_PATH_BUDGET) -> tuple[list[str], bool]:
+    """Longest simple path by depth-first search, stopped after ``budget`` steps or at the upper bound.
+
+    Two searches share the budget: successors fewest-onward-options first (Warnsdorff's rule,
+    names breaking ties; it finds the Hamiltonian-like paths of dense tool graphs at once),
+    then successors in name order; the longer path wins. Deterministic. Returns the path and
+    whether it is known to be longest (a search was exhaustive, or the path reached
+    ``path_upper_bound``).
     """
+    bound = path_upper_bound(graph)
     successors = {n: sorted(graph.successors(n)) for n in graph.nodes}
+
+    def fewest_onward(node: str, on_path: set[str]) -> list[str]:
+        free = [s for s in successors[node] if s not in on_path]
+        return sorted(free, key=lambda s: (sum(1 for t in successors[s] if t not in on_path), s))
+
+    def by_name(node: str, on_path: set[str]) -> list[str]:
+        return successors[node]
+
+    best: list[str] = []
+    for order, starts in ((fewest_onward, sorted(graph.nodes, key=lambda n: (graph.in_degree(n), n))),
+                          (by_name, sorted(graph.nodes))):
+        path, exhausted = _depth_first(starts, order, budget // 2, bound)
+        best = path if len(path) > len(best) else best
+        if exhausted or len(best) == bound:
+            return best, True
+    return best, False
+
+
+def _depth_first(starts: list[str], order: Any, budget: int, bound: int) -> tuple[list[str], bool]:
+    """The longest path one search order finds within ``budget`` steps, and whether it finished."""
     best: list[str] = []
     steps = 0
-    for start in sorted(graph.nodes):
-        stack: list[tuple[str, int]] = [(start, 0)]
+    for start in starts:
         path = [start]
         on_path = {start}
+        stack: list[tuple[list[str], int]] = [(order(start, on_path), 0)]
         while stack:
-            node, index = stack[-1]
             steps += 1
-            if steps > budget:
-                return best, False
             if len(path) > len(best):
                 best = list(path)
-            nexts = successors[node]
+                if len(best) == bound:
+                    return best, True
+            if steps > budget:
+                return best, False
+            nexts, index = stack[-1]
             while index < len(nexts) and nexts[index] in on_path:
                 index += 1
             if index >= len(nexts):
                 stack.pop()
                 on_path.discard(path.pop())
                 continue
-            stack[-1] = (node, index + 1)
-            stack.append((nexts[index], 0))
+            stack[-1] = (nexts, index + 1)
             path.append(nexts[index])
             on_path.add(nexts[index])
+            stack.append((order(nexts[index], on_path), 0))
     return best, True
 
 
@@ -221,12 +262,14 @@ def build_graph(manifest: DomainManifest, observed: dict[str, dict[str, list[str
     edges.sort(key=lambda e: (e.source, e.target, e.type.value, e.text or ""))
     by_type = {t.value: sum(1 for e in edges if e.type is t) for t in EdgeType}
     simple = nx.DiGraph(graph)
-    path, exact = longest_simple_path(key_flow_graph(graph))
+    flow = key_flow_graph(graph)
+    path, exact = longest_simple_path(flow)
     stats = GraphStats(
         nodes=graph.number_of_nodes(), edges=len(edges), edges_by_type=by_type,
         density=round(nx.density(simple), 4) if graph.number_of_nodes() > 1 else 0.0,
         weak_components=nx.number_weakly_connected_components(simple) if graph.number_of_nodes() else 0,
-        longest_data_flow_length=len(path), longest_data_flow_path=path, longest_path_exact=exact)
+        longest_data_flow_length=len(path), longest_data_flow_path=path, longest_path_exact=exact,
+        longest_path_upper_bound=path_upper_bound(flow))
     return ToolGraphDocument(domain=manifest.slug, nodes=nodes, edges=edges, stats=stats)
 
 

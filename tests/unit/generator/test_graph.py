@@ -8,7 +8,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from generator.graph import EdgeType, build_graph, build_tool_graph, longest_simple_path, write_graph
+from generator.graph import EdgeType, build_graph, build_tool_graph, longest_simple_path, path_upper_bound, write_graph
 from generator.graph_render import layered_layout, render_mermaid, render_svg
 from scaleenv_mcp.domain.loader import load_domain
 
@@ -60,9 +60,14 @@ def test_statistics():
 def test_longest_path_is_bounded_and_deterministic_on_cycles():
     cycle = nx.DiGraph([("a", "b"), ("b", "c"), ("c", "a"), ("c", "d")])
     assert longest_simple_path(cycle) == (["a", "b", "c", "d"], True)
-    dense = nx.complete_graph(12, create_using=nx.DiGraph)
+    dense = nx.complete_graph(12, create_using=nx.DiGraph)  # a Hamiltonian path reaches the upper bound: exact
     path, exact = longest_simple_path(dense, budget=1000)
-    assert not exact and len(path) == len(set(path)) and path == longest_simple_path(dense, budget=1000)[0]
+    assert exact and len(set(path)) == len(path) == path_upper_bound(dense) == 12
+    star = nx.DiGraph([("hub", f"leaf{i:02d}") for i in range(30)] + [(f"leaf{i:02d}", "hub") for i in range(30)])
+    path, exact = longest_simple_path(star, budget=20)  # leaf -> hub -> leaf, far under the bound of 31
+    assert not exact and len(path) == 3 and path_upper_bound(star) == 31
+    assert path == longest_simple_path(star, budget=20)[0]
+    assert longest_simple_path(star, budget=10_000) == (path, True)  # exhausted: known to be longest
 
 
 def test_graph_json_is_deterministic(tmp_path: Path):

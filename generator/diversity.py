@@ -1,8 +1,8 @@
 """``scaleenv tasks report``: how varied a domain's tasks are.
 
-Distinct tool sequences, chain-length and difficulty histograms, the share of the domain's
-tools some task uses (the shipped domains aim at two thirds or more), unique openings,
-splits and expansion sizes. Read-only: it never runs a tool.
+Distinct tool sequences, chain-length, chains-per-task and difficulty histograms, the share
+of the domain's tools some task uses (the shipped domains aim at two thirds or more), unique
+openings, splits, expansion sizes and patched start states. Read-only: it never runs a tool.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class DiversityReport(BaseModel):
     mean_distractors: float
     mean_expanded_size: float
     mean_complexity: float
+    chains: dict[str, int] = Field(default_factory=dict, description="Chains per task (C1..Cn) -> tasks.")
+    patched_tasks: int = Field(default=0, description="Tasks whose start state synthesis patched so a tool of H answers.")
 
 
 def diversity_report(manifest: DomainManifest, tasks: list[Task]) -> DiversityReport:
@@ -55,4 +57,6 @@ def diversity_report(manifest: DomainManifest, tasks: list[Task]) -> DiversityRe
         unique_openings=len({t.user.opening for t in tasks}),
         mean_distractors=round(sum(t.meta.distractors for t in tasks) / count, 3),
         mean_expanded_size=round(sum(t.meta.expanded_size for t in tasks) / count, 3),
-        mean_complexity=round(sum(t.meta.complexity for t in tasks) / count, 4))
+        mean_complexity=round(sum(t.meta.complexity for t in tasks) / count, 4),
+        chains={str(k): v for k, v in sorted(Counter(len(t.meta.chains) or 1 for t in tasks).items())},
+        patched_tasks=sum(1 for t in tasks if t.meta.patched_tools))

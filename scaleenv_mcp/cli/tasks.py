@@ -93,6 +93,8 @@ def report(
             f"({result.tools_used_share:.0%})", result.unique_openings, result.mean_distractors,
             result.mean_expanded_size]])
     console.print("chain length: " + ", ".join(f"{k}: {v}" for k, v in result.chain_length.items()), highlight=False)
+    console.print("chains per task: " + ", ".join(f"{k}: {v}" for k, v in result.chains.items())
+                  + f"; start state patched in {result.patched_tasks}", highlight=False)
     console.print("difficulty: " + ", ".join(f"{k}: {v}" for k, v in result.difficulty.items()), highlight=False)
     if result.unused_tools:
         console.print("unused tools: " + ", ".join(result.unused_tools), highlight=False)

@@ -128,12 +128,13 @@ def test_killed_runs_resume_without_repeating_a_request_and_end_byte_identical(
     _, _, reference_out, answered = reference
     fake.reset()
     # Kills at requests arriving at the server (the request is dropped, as by a crash in flight):
-    # the database schema request and the second task's wording; and kills while no request is
-    # in flight: during a tool's validation and during the whole package's validation.
+    # the database schema request, the second seed chain written as code (inside task synthesis)
+    # and the second task's wording; and kills while no request is in flight: during a tool's
+    # validation and during the whole package's validation.
     seen: Counter[str] = Counter()
-    kill_at = {("db_schema", 1), ("task_writer", 2)}
+    kill_at = {("db_schema", 1), ("chain_writer", 2), ("task_writer", 2)}
     plan: list[Path | None] = [None, tmp_path / "work/procedural/get_pet/round-0/pet_care/tests.json",
-                               tmp_path / "work/package/pet_care/graph.json", None]
+                               tmp_path / "work/package/pet_care/graph.json", None, None]
     running: dict[str, int] = {}
 
     def killer(role: str, marker: str | None) -> bool:
@@ -162,8 +163,10 @@ def test_killed_runs_resume_without_repeating_a_request_and_end_byte_identical(
     assert json.loads(finished.stdout)["status"] == "complete"
     assert fake.answered_twice() == []
     assert len(fake.requests(status="200")) == answered  # every answer asked for exactly once in all
-    assert [r.role for r in fake.requests(status="killed")] == ["db_schema", "task_writer"]
+    assert [r.role for r in fake.requests(status="killed")] == ["db_schema", "chain_writer", "task_writer"]
     assert seen["db_schema"] == 2 and seen["task_writer"] == 3  # each killed request was sent once more
+    written = {(r.stage, r.role): r.calls for r in reference[0].usage}[("tasks", "chain_writer")]
+    assert seen["chain_writer"] == written + 1
     final = json.loads(finished.stdout)
     for file in sorted(reference_out.iterdir()):
         assert (out / file.name).read_bytes() == file.read_bytes(), (

@@ -231,18 +231,25 @@ class CandidateFactory:
         while len(chains) < MAX_CHAINS:
             taken = {t for plan in chains for t in plan.tools}
             end = self.sampler.next_end(index, taken, len(chains))
+            if end is None:  # every writing tool is in a chain already: nothing to ask the gate
+                break
             view = GateView(task_id=self.task_id(index), complexity=expansion.complexity, whole=self.whole,
                             expanded=expansion.tools,
                             chains=[c.tools for c in chains], answered=expansion.answered_share,
                             left=[t for t in self.sampler.chainable if t not in expansion.tools])
             decision = await self.gate(view, rng)
-            if not decision.add_chain or end is None:
+            if not decision.add_chain:
                 break
             plan = self.sampler.sample(end, later_length, rng)
             extra = await self.probe_anchor(plan, index, rng)
             saved = run.checkpoint()
             previous = await state.branch()
-            if not await self._run_goal(state, plan, extra, resolver, run, rng, goals):
+            try:
+                grown = await self._run_goal(state, plan, extra, resolver, run, rng, goals)
+            except BaseException:
+                await state.settle(previous, keep=False)
+                raise
+            if not grown:
                 run.rollback(saved)
                 await state.settle(previous, keep=False)
                 break

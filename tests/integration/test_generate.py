@@ -74,7 +74,8 @@ def test_a_domain_is_grown_end_to_end(reference: tuple[GenerationReport, int, Pa
     # the LLM expansion gate was asked between chains, and its feasibility score is what the tasks record
     assert calls[("tasks", "expansion_gate")] >= 2
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
-    assert all(t["meta"]["feasibility"] == 0.8 and t["meta"]["chains"][0] == t["meta"]["seed_chain"] for t in tasks)
+    assert all(t["meta"]["chains"][0] == t["meta"]["seed_chain"] for t in tasks)
+    assert any(t["meta"]["feasibility"] == 0.8 for t in tasks)  # the gate's score (not asked when no writer is left)
     # seed chains written as code by the LLM: read without running, refused ones replaced by sampled chains
     assert calls[("tasks", "chain_writer")] >= 2 and report.tasks.chain_code.get("refused", 0) >= 1
     written = [t for t in tasks if t["meta"]["seed_chain_code"]]

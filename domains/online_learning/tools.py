@@ -415,6 +415,8 @@ def request_refund(ctx, enrolment_id: str, amount_cents: int, reason: str) -> di
         raise NotPermittedError(f"enrolment {enrolment_id} is completed with a certificate; no refund")
     if enrolment["paid_cents"] == 0:
         raise ConflictError(f"nothing was paid for enrolment {enrolment_id}")
+    if enrolment["paid_on"] is None:
+        raise ConflictError(f"enrolment {enrolment_id} has no payment date on record; its refund window cannot be dated")
     course = _course(ctx, enrolment["course_id"])
     window = (date.fromisoformat(enrolment["paid_on"]) + timedelta(days=REFUND_WINDOW_DAYS)).isoformat()
     last_day = max(window, course["start_date"])

@@ -8,7 +8,7 @@ membership and role in the home are checked first: guest < member < admin < owne
 from datetime import date, datetime, timedelta
 from re import fullmatch
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
+from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError, require_row
 
 ROLES = ("guest", "member", "admin", "owner")
 GRANTABLE_ROLES = ("admin", "member", "guest")
@@ -32,9 +32,7 @@ MAX_REPORT_DAYS = 92
 # ----------------------------------------------------------------------------- helpers
 def _authorize(ctx, home_id, user_id, min_role):
     """The acting user's active membership of the home, if their role reaches min_role."""
-    user = ctx.db.fetch_one("SELECT user_id, status FROM users WHERE user_id = ?", (user_id,))
-    if user is None:
-        raise NotFoundError(f"no user {user_id}")
+    user = require_row(ctx, "SELECT user_id, status FROM users WHERE user_id = ?", (user_id,), f"no user {user_id}")
     if user["status"] != "active":
         raise NotPermittedError(f"user {user_id} is suspended and cannot act on any home")
     membership = ctx.db.fetch_one(
@@ -56,17 +54,11 @@ def _authorize(ctx, home_id, user_id, min_role):
 
 
 def _home(ctx, home_id):
-    home = ctx.db.fetch_one("SELECT * FROM homes WHERE home_id = ?", (home_id,))
-    if home is None:
-        raise NotFoundError(f"no home {home_id}")
-    return home
+    return require_row(ctx, "SELECT * FROM homes WHERE home_id = ?", (home_id,), f"no home {home_id}")
 
 
 def _device(ctx, device_id):
-    device = ctx.db.fetch_one("SELECT * FROM devices WHERE device_id = ?", (device_id,))
-    if device is None:
-        raise NotFoundError(f"no device {device_id}")
-    return device
+    return require_row(ctx, "SELECT * FROM devices WHERE device_id = ?", (device_id,), f"no device {device_id}")
 
 
 def _caps(device):
@@ -133,11 +125,12 @@ def find_users(ctx, text: str | None = None, email: str | None = None, status: s
 
 
 def get_user(ctx, user_id: str) -> dict:
-    user = ctx.db.fetch_one(
-        "SELECT user_id, full_name, email, phone, status, created_on FROM users WHERE user_id = ?", (user_id,)
+    user = require_row(
+        ctx,
+        "SELECT user_id, full_name, email, phone, status, created_on FROM users WHERE user_id = ?",
+        (user_id,),
+        f"no user {user_id}",
     )
-    if user is None:
-        raise NotFoundError(f"no user {user_id}")
     user["memberships"] = ctx.db.fetch_all(
         "SELECT m.membership_id, m.home_id, h.name AS home_name, m.role, m.status, m.access_expires_on "
         "FROM memberships m JOIN homes h ON h.home_id = m.home_id WHERE m.user_id = ? ORDER BY m.membership_id",
@@ -238,13 +231,13 @@ def find_devices(ctx, home_id: str | None = None, room_id: str | None = None, de
 
 
 def get_device(ctx, device_id: str) -> dict:
-    device = ctx.db.fetch_one(
+    device = require_row(
+        ctx,
         "SELECT d.*, r.name AS room_name, h.name AS home_name FROM devices d JOIN homes h ON h.home_id = d.home_id "
         "LEFT JOIN rooms r ON r.room_id = d.room_id WHERE d.device_id = ?",
         (device_id,),
+        f"no device {device_id}",
     )
-    if device is None:
-        raise NotFoundError(f"no device {device_id}")
     device["capabilities"] = _caps(device)
     return device
 
@@ -252,9 +245,9 @@ def get_device(ctx, device_id: str) -> dict:
 def move_device(ctx, device_id: str, user_id: str, room_id: str) -> dict:
     device = _device(ctx, device_id)
     _authorize(ctx, device["home_id"], user_id, "admin")
-    room = ctx.db.fetch_one("SELECT room_id, home_id, name FROM rooms WHERE room_id = ?", (room_id,))
-    if room is None:
-        raise NotFoundError(f"no room {room_id}")
+    room = require_row(
+        ctx, "SELECT room_id, home_id, name FROM rooms WHERE room_id = ?", (room_id,), f"no room {room_id}"
+    )
     if room["home_id"] != device["home_id"]:
         raise InvalidArgumentError(f"room {room_id} belongs to home {room['home_id']}, not to the device's home "
                                    f"{device['home_id']}")
@@ -351,9 +344,12 @@ def add_home_member(ctx, home_id: str, user_id: str, email: str, role: str,
     if role == "admin" and actor["role"] != "owner":
         raise NotPermittedError("only the owner of the home can grant the admin role")
     expires = _guest_expiry(ctx, role, access_expires_on)
-    invitee = ctx.db.fetch_one("SELECT user_id, full_name, status FROM users WHERE lower(email) = lower(?)", (email,))
-    if invitee is None:
-        raise NotFoundError(f"no user account has the email {email}")
+    invitee = require_row(
+        ctx,
+        "SELECT user_id, full_name, status FROM users WHERE lower(email) = lower(?)",
+        (email,),
+        f"no user account has the email {email}",
+    )
     if invitee["status"] != "active":
         raise NotPermittedError(f"the account of {email} is suspended and cannot join a home")
     existing = ctx.db.fetch_one(
@@ -374,10 +370,9 @@ def add_home_member(ctx, home_id: str, user_id: str, email: str, role: str,
 
 
 def _membership(ctx, membership_id):
-    membership = ctx.db.fetch_one("SELECT * FROM memberships WHERE membership_id = ?", (membership_id,))
-    if membership is None:
-        raise NotFoundError(f"no membership {membership_id}")
-    return membership
+    return require_row(
+        ctx, "SELECT * FROM memberships WHERE membership_id = ?", (membership_id,), f"no membership {membership_id}"
+    )
 
 
 def change_member_role(ctx, membership_id: str, user_id: str, role: str, access_expires_on: str | None = None) -> dict:
@@ -470,9 +465,7 @@ def list_scenes(ctx, home_id: str, status: str | None = None, text: str | None =
 
 
 def get_scene(ctx, scene_id: str) -> dict:
-    scene = ctx.db.fetch_one("SELECT * FROM scenes WHERE scene_id = ?", (scene_id,))
-    if scene is None:
-        raise NotFoundError(f"no scene {scene_id}")
+    scene = require_row(ctx, "SELECT * FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}")
     scene["actions"] = ctx.db.fetch_all(
         "SELECT a.action_id, a.position, a.device_id, d.name AS device_name, a.command, a.value "
         "FROM scene_actions a JOIN devices d ON d.device_id = a.device_id WHERE a.scene_id = ? ORDER BY a.position",
@@ -543,9 +536,7 @@ def create_scene(ctx, home_id: str, user_id: str, name: str, actions: list) -> d
 
 
 def run_scene(ctx, scene_id: str, user_id: str) -> dict:
-    scene = ctx.db.fetch_one("SELECT * FROM scenes WHERE scene_id = ?", (scene_id,))
-    if scene is None:
-        raise NotFoundError(f"no scene {scene_id}")
+    scene = require_row(ctx, "SELECT * FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}")
     _authorize(ctx, scene["home_id"], user_id, "member")
     if scene["status"] != "active":
         raise ConflictError(f"scene {scene_id} is disabled; enable it with set_scene_status first")
@@ -587,9 +578,7 @@ def run_scene(ctx, scene_id: str, user_id: str) -> dict:
 
 
 def set_scene_status(ctx, scene_id: str, user_id: str, status: str) -> dict:
-    scene = ctx.db.fetch_one("SELECT * FROM scenes WHERE scene_id = ?", (scene_id,))
-    if scene is None:
-        raise NotFoundError(f"no scene {scene_id}")
+    scene = require_row(ctx, "SELECT * FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}")
     _authorize(ctx, scene["home_id"], user_id, "member")
     _choice(status, ("active", "disabled"), "status")
     if scene["status"] == status:
@@ -648,15 +637,17 @@ def create_automation(ctx, home_id: str, user_id: str, name: str, trigger_type: 
     if (trigger_type == "device") != (trigger_device_id is not None):
         raise InvalidArgumentError("trigger_device_id is required for a device trigger and not allowed otherwise")
     if trigger_device_id is not None:
-        sensor = ctx.db.fetch_one("SELECT device_id, home_id, device_type FROM devices WHERE device_id = ?",
-                                  (trigger_device_id,))
-        if sensor is None:
-            raise NotFoundError(f"no device {trigger_device_id}")
+        sensor = require_row(
+            ctx,
+            "SELECT device_id, home_id, device_type FROM devices WHERE device_id = ?",
+            (trigger_device_id,),
+            f"no device {trigger_device_id}",
+        )
         if sensor["home_id"] != home_id or sensor["device_type"] != "sensor":
             raise InvalidArgumentError(f"trigger device {trigger_device_id} must be a sensor of home {home_id}")
-    scene = ctx.db.fetch_one("SELECT scene_id, home_id, status FROM scenes WHERE scene_id = ?", (scene_id,))
-    if scene is None:
-        raise NotFoundError(f"no scene {scene_id}")
+    scene = require_row(
+        ctx, "SELECT scene_id, home_id, status FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}"
+    )
     if scene["home_id"] != home_id:
         raise InvalidArgumentError(f"scene {scene_id} belongs to home {scene['home_id']}, not {home_id}")
     if scene["status"] != "active":
@@ -679,9 +670,9 @@ def create_automation(ctx, home_id: str, user_id: str, name: str, trigger_type: 
 
 
 def set_automation_enabled(ctx, automation_id: str, user_id: str, enabled: bool) -> dict:
-    automation = ctx.db.fetch_one("SELECT * FROM automations WHERE automation_id = ?", (automation_id,))
-    if automation is None:
-        raise NotFoundError(f"no automation {automation_id}")
+    automation = require_row(
+        ctx, "SELECT * FROM automations WHERE automation_id = ?", (automation_id,), f"no automation {automation_id}"
+    )
     _authorize(ctx, automation["home_id"], user_id, "member")
     if bool(automation["enabled"]) == enabled:
         raise ConflictError(f"automation {automation_id} is already {'enabled' if enabled else 'disabled'}")
@@ -789,13 +780,13 @@ def create_access_code(ctx, device_id: str, user_id: str, label: str, pin_code: 
 
 
 def revoke_access_code(ctx, code_id: str, user_id: str) -> dict:
-    code = ctx.db.fetch_one(
+    code = require_row(
+        ctx,
         "SELECT c.code_id, c.device_id, c.status, d.home_id FROM access_codes c "
         "JOIN devices d ON d.device_id = c.device_id WHERE c.code_id = ?",
         (code_id,),
+        f"no access code {code_id}",
     )
-    if code is None:
-        raise NotFoundError(f"no access code {code_id}")
     _authorize(ctx, code["home_id"], user_id, "admin")
     if code["status"] != "active":
         raise ConflictError(f"access code {code_id} is already {code['status']}")
@@ -860,10 +851,7 @@ def list_alarm_events(ctx, home_id: str, status: str | None = None, event_type: 
 
 
 def _event(ctx, event_id):
-    event = ctx.db.fetch_one("SELECT * FROM alarm_events WHERE event_id = ?", (event_id,))
-    if event is None:
-        raise NotFoundError(f"no alarm event {event_id}")
-    return event
+    return require_row(ctx, "SELECT * FROM alarm_events WHERE event_id = ?", (event_id,), f"no alarm event {event_id}")
 
 
 def acknowledge_alarm_event(ctx, event_id: str, user_id: str) -> dict:
@@ -917,14 +905,13 @@ def list_firmware_updates(ctx, home_id: str | None = None, device_id: str | None
 
 
 def _update(ctx, update_id):
-    row = ctx.db.fetch_one(
+    return require_row(
+        ctx,
         "SELECT f.*, d.home_id, d.firmware_version, d.connectivity, d.battery_pct FROM firmware_updates f "
         "JOIN devices d ON d.device_id = f.device_id WHERE f.update_id = ?",
         (update_id,),
+        f"no firmware update {update_id}",
     )
-    if row is None:
-        raise NotFoundError(f"no firmware update {update_id}")
-    return row
 
 
 def schedule_firmware_update(ctx, update_id: str, user_id: str, scheduled_for: str) -> dict:

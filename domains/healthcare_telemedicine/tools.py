@@ -13,11 +13,11 @@ from re import fullmatch
 from scaleenv_mcp.toolkit import (
     ConflictError,
     InvalidArgumentError,
-    NotFoundError,
     NotPermittedError,
     require_choice,
     require_date,
     require_page,
+    require_row,
 )
 
 SPECIALTIES = ("family_medicine", "internal_medicine", "pediatrics", "dermatology", "psychiatry", "cardiology",
@@ -114,59 +114,75 @@ def _clean(text):
 
 
 def _patient(ctx, patient_id):
-    row = ctx.db.fetch_one("SELECT * FROM patients WHERE patient_id = ?", (patient_id,))
-    if row is None:
-        raise NotFoundError(f"no patient {patient_id} (ids look like PAT-00001; use find_patients)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM patients WHERE patient_id = ?",
+        (patient_id,),
+        f"no patient {patient_id} (ids look like PAT-00001; use find_patients)",
+    )
 
 
 def _clinician(ctx, clinician_id):
-    row = ctx.db.fetch_one("SELECT * FROM clinicians WHERE clinician_id = ?", (clinician_id,))
-    if row is None:
-        raise NotFoundError(f"no clinician {clinician_id} (ids look like CLN-00001; use find_clinicians)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM clinicians WHERE clinician_id = ?",
+        (clinician_id,),
+        f"no clinician {clinician_id} (ids look like CLN-00001; use find_clinicians)",
+    )
 
 
 def _appointment(ctx, appointment_id):
-    row = ctx.db.fetch_one("SELECT * FROM appointments WHERE appointment_id = ?", (appointment_id,))
-    if row is None:
-        raise NotFoundError(f"no appointment {appointment_id} (ids look like APT-00001; use find_appointments)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM appointments WHERE appointment_id = ?",
+        (appointment_id,),
+        f"no appointment {appointment_id} (ids look like APT-00001; use find_appointments)",
+    )
 
 
 def _medication(ctx, medication_id):
-    row = ctx.db.fetch_one("SELECT * FROM medications WHERE medication_id = ?", (medication_id,))
-    if row is None:
-        raise NotFoundError(f"no medication {medication_id} (ids look like MED-00001; use find_medications)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM medications WHERE medication_id = ?",
+        (medication_id,),
+        f"no medication {medication_id} (ids look like MED-00001; use find_medications)",
+    )
 
 
 def _prescription(ctx, prescription_id):
-    row = ctx.db.fetch_one("SELECT * FROM prescriptions WHERE prescription_id = ?", (prescription_id,))
-    if row is None:
-        raise NotFoundError(f"no prescription {prescription_id} (ids look like RX-00001; use find_prescriptions)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM prescriptions WHERE prescription_id = ?",
+        (prescription_id,),
+        f"no prescription {prescription_id} (ids look like RX-00001; use find_prescriptions)",
+    )
 
 
 def _lab_order(ctx, lab_order_id):
-    row = ctx.db.fetch_one("SELECT * FROM lab_orders WHERE lab_order_id = ?", (lab_order_id,))
-    if row is None:
-        raise NotFoundError(f"no lab order {lab_order_id} (ids look like LAB-00001; use find_lab_orders)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM lab_orders WHERE lab_order_id = ?",
+        (lab_order_id,),
+        f"no lab order {lab_order_id} (ids look like LAB-00001; use find_lab_orders)",
+    )
 
 
 def _claim(ctx, claim_id):
-    row = ctx.db.fetch_one("SELECT * FROM claims WHERE claim_id = ?", (claim_id,))
-    if row is None:
-        raise NotFoundError(f"no claim {claim_id} (ids look like CLM-00001; use find_claims)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM claims WHERE claim_id = ?",
+        (claim_id,),
+        f"no claim {claim_id} (ids look like CLM-00001; use find_claims)",
+    )
 
 
 def _coverage(ctx, coverage_id):
-    row = ctx.db.fetch_one("SELECT * FROM coverages WHERE coverage_id = ?", (coverage_id,))
-    if row is None:
-        raise NotFoundError(f"no coverage {coverage_id} (ids look like COV-00001; use list_coverages)")
-    return row
+    return require_row(
+        ctx,
+        "SELECT * FROM coverages WHERE coverage_id = ?",
+        (coverage_id,),
+        f"no coverage {coverage_id} (ids look like COV-00001; use list_coverages)",
+    )
 
 
 def _coverage_on(ctx, patient_id, day):
@@ -545,14 +561,20 @@ def find_triage_assessments(ctx, patient_id: str | None = None, status: str | No
 def book_appointment(ctx, patient_id: str, slot_id: str, visit_type: str, reason: str,
                      triage_id: str | None = None) -> dict:
     patient = _patient(ctx, patient_id)
-    slot = ctx.db.fetch_one("SELECT * FROM availability_slots WHERE slot_id = ?", (slot_id,))
-    if slot is None:
-        raise NotFoundError(f"no slot {slot_id} (ids look like SLT-00001; use find_open_slots)")
+    slot = require_row(
+        ctx,
+        "SELECT * FROM availability_slots WHERE slot_id = ?",
+        (slot_id,),
+        f"no slot {slot_id} (ids look like SLT-00001; use find_open_slots)",
+    )
     triage = None
     if triage_id is not None:
-        triage = ctx.db.fetch_one("SELECT * FROM triage_assessments WHERE triage_id = ?", (triage_id,))
-        if triage is None:
-            raise NotFoundError(f"no triage assessment {triage_id}")
+        triage = require_row(
+            ctx,
+            "SELECT * FROM triage_assessments WHERE triage_id = ?",
+            (triage_id,),
+            f"no triage assessment {triage_id}",
+        )
     require_choice(visit_type, VISIT_TYPES, "visit_type")
     if not _clean(reason):
         raise InvalidArgumentError("reason must be non-empty")
@@ -677,9 +699,9 @@ def cancel_appointment(ctx, appointment_id: str, reason: str) -> dict:
 
 def reschedule_appointment(ctx, appointment_id: str, new_slot_id: str) -> dict:
     appointment = _appointment(ctx, appointment_id)
-    slot = ctx.db.fetch_one("SELECT * FROM availability_slots WHERE slot_id = ?", (new_slot_id,))
-    if slot is None:
-        raise NotFoundError(f"no slot {new_slot_id}")
+    slot = require_row(
+        ctx, "SELECT * FROM availability_slots WHERE slot_id = ?", (new_slot_id,), f"no slot {new_slot_id}"
+    )
     if appointment["status"] != "scheduled":
         raise ConflictError(f"appointment {appointment_id} is {appointment['status']}; only scheduled visits can be "
                             f"rescheduled")
@@ -1075,9 +1097,12 @@ def send_message(ctx, patient_id: str, clinician_id: str, sender: str, subject: 
     _clinician(ctx, clinician_id)
     original = None
     if reply_to_message_id is not None:
-        original = ctx.db.fetch_one("SELECT * FROM messages WHERE message_id = ?", (reply_to_message_id,))
-        if original is None:
-            raise NotFoundError(f"no message {reply_to_message_id}")
+        original = require_row(
+            ctx,
+            "SELECT * FROM messages WHERE message_id = ?",
+            (reply_to_message_id,),
+            f"no message {reply_to_message_id}",
+        )
     require_choice(sender, SENDERS, "sender")
     if not _clean(subject) or len(_clean(subject)) > 120 or not _clean(body) or len(_clean(body)) > 2000:
         raise InvalidArgumentError("subject must have 1-120 characters and body 1-2000")
@@ -1115,9 +1140,12 @@ def list_messages(ctx, patient_id: str | None = None, clinician_id: str | None =
 
 
 def mark_message_read(ctx, message_id: str) -> dict:
-    message = ctx.db.fetch_one("SELECT * FROM messages WHERE message_id = ?", (message_id,))
-    if message is None:
-        raise NotFoundError(f"no message {message_id} (ids look like MSG-00001; use list_messages)")
+    message = require_row(
+        ctx,
+        "SELECT * FROM messages WHERE message_id = ?",
+        (message_id,),
+        f"no message {message_id} (ids look like MSG-00001; use list_messages)",
+    )
     if message["read_at"] is not None:
         raise ConflictError(f"message {message_id} was already read at {message['read_at']}")
     ctx.db.execute("UPDATE messages SET read_at = ? WHERE message_id = ?", (ctx.now, message_id))

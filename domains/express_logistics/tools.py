@@ -6,7 +6,7 @@ Money is EUR cents, weights kg, dimensions cm, dates YYYY-MM-DD, timestamps YYYY
 from datetime import date, timedelta
 from math import ceil
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
+from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotPermittedError, require_row
 
 EU_COUNTRIES = ("DE", "FR", "NL", "IT", "ES", "AT", "PL", "BE", "DK", "CZ", "PT", "IE")
 VOLUMETRIC_DIVISOR = 5000
@@ -49,67 +49,72 @@ def _page(rows: list, limit: int, offset: int) -> dict:
 
 
 def _shipment(ctx, shipment_id: str) -> dict:
-    row = ctx.db.fetch_one(SHIPMENT_COLUMNS, (shipment_id,))
-    if row is None:
-        raise NotFoundError(f"no shipment {shipment_id}")
+    row = require_row(ctx, SHIPMENT_COLUMNS, (shipment_id,), f"no shipment {shipment_id}")
     row["customs_required"] = bool(row["customs_required"])
     return row
 
 
 def _customer(ctx, customer_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    return require_row(
+        ctx,
         "SELECT customer_id, name, company, email, phone, account_type, status, credit_limit_cents, "
-        "account_balance_cents, created_on FROM customers WHERE customer_id = ?", (customer_id,))
-    if row is None:
-        raise NotFoundError(f"no customer {customer_id}")
-    return row
+        "account_balance_cents, created_on FROM customers WHERE customer_id = ?",
+        (customer_id,),
+        f"no customer {customer_id}",
+    )
 
 
 def _address(ctx, address_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    row = require_row(
+        ctx,
         "SELECT address_id, customer_id, label, line1, city, postal_code, country, depot_id, is_residential, status "
-        "FROM addresses WHERE address_id = ?", (address_id,))
-    if row is None:
-        raise NotFoundError(f"no address {address_id}")
+        "FROM addresses WHERE address_id = ?",
+        (address_id,),
+        f"no address {address_id}",
+    )
     row["is_residential"] = bool(row["is_residential"])
     return row
 
 
 def _courier(ctx, courier_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    return require_row(
+        ctx,
         "SELECT courier_id, name, depot_id, vehicle_type, max_load_kg, phone, status FROM couriers "
-        "WHERE courier_id = ?", (courier_id,))
-    if row is None:
-        raise NotFoundError(f"no courier {courier_id}")
-    return row
+        "WHERE courier_id = ?",
+        (courier_id,),
+        f"no courier {courier_id}",
+    )
 
 
 def _pickup(ctx, pickup_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    return require_row(
+        ctx,
         "SELECT pickup_id, shipment_id, address_id, courier_id, pickup_date, time_window, status, completed_at, note "
-        "FROM pickups WHERE pickup_id = ?", (pickup_id,))
-    if row is None:
-        raise NotFoundError(f"no pickup {pickup_id}")
-    return row
+        "FROM pickups WHERE pickup_id = ?",
+        (pickup_id,),
+        f"no pickup {pickup_id}",
+    )
 
 
 def _claim(ctx, claim_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    return require_row(
+        ctx,
         "SELECT claim_id, shipment_id, customer_id, claim_type, amount_claimed_cents, amount_approved_cents, status, "
-        "description, filed_on, resolved_on, resolution_note FROM claims WHERE claim_id = ?", (claim_id,))
-    if row is None:
-        raise NotFoundError(f"no claim {claim_id}")
-    return row
+        "description, filed_on, resolved_on, resolution_note FROM claims WHERE claim_id = ?",
+        (claim_id,),
+        f"no claim {claim_id}",
+    )
 
 
 def _declaration(ctx, declaration_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    return require_row(
+        ctx,
         "SELECT declaration_id, shipment_id, contents_description, hs_code, declared_value_cents, incoterm, "
         "duty_cents, status, created_on, submitted_on, cleared_on FROM customs_declarations "
-        "WHERE declaration_id = ?", (declaration_id,))
-    if row is None:
-        raise NotFoundError(f"no customs declaration {declaration_id}")
-    return row
+        "WHERE declaration_id = ?",
+        (declaration_id,),
+        f"no customs declaration {declaration_id}",
+    )
 
 
 def _chargeable(weight_kg: float, length_cm: int, width_cm: int, height_cm: int) -> int:
@@ -349,12 +354,14 @@ def find_rate_quotes(ctx, customer_id: str, status: str | None = None, valid_onl
 
 def book_shipment(ctx, quote_id: str, recipient_id: str, contents: str, declared_value_cents: int,
                   reference: str | None = None) -> dict:
-    quote = ctx.db.fetch_one(
+    quote = require_row(
+        ctx,
         "SELECT quote_id, customer_id, origin_address_id, destination_address_id, route_id, service_level, "
         "weight_kg, length_cm, width_cm, height_cm, price_cents, valid_until, status FROM rate_quotes "
-        "WHERE quote_id = ?", (quote_id,))
-    if quote is None:
-        raise NotFoundError(f"no rate quote {quote_id}")
+        "WHERE quote_id = ?",
+        (quote_id,),
+        f"no rate quote {quote_id}",
+    )
     if quote["status"] != "open":
         raise ConflictError(f"quote {quote_id} was already used for a shipment")
     if quote["valid_until"] < ctx.today:
@@ -656,9 +663,9 @@ def complete_pickup(ctx, pickup_id: str) -> dict:
 
 def record_depot_scan(ctx, shipment_id: str, depot_id: str, scan_type: str) -> dict:
     shipment = _shipment(ctx, shipment_id)
-    depot = ctx.db.fetch_one("SELECT depot_id, status FROM depots WHERE depot_id = ?", (depot_id,))
-    if depot is None:
-        raise NotFoundError(f"no depot {depot_id}")
+    depot = require_row(
+        ctx, "SELECT depot_id, status FROM depots WHERE depot_id = ?", (depot_id,), f"no depot {depot_id}"
+    )
     if depot["status"] != "open":
         raise NotPermittedError(f"depot {depot_id} is closed")
     if shipment["status"] not in MOVING:

@@ -15,6 +15,7 @@ from scaleenv_mcp.toolkit import (
     require_choice,
     require_date,
     require_page,
+    require_row,
 )
 
 PLAN_PROJECT_LIMITS = (("free", 3), ("team", 10), ("business", 25), ("enterprise", 100))
@@ -55,10 +56,12 @@ MAX_COMMENT_LENGTH = 2000
 # ----------------------------------------------------------------------------- helpers
 
 def load_project(ctx, project_id):
-    project = ctx.db.fetch_one("SELECT * FROM projects WHERE project_id = ?", (project_id,))
-    if project is None:
-        raise NotFoundError(f"no project {project_id}; find projects with find_projects")
-    return project
+    return require_row(
+        ctx,
+        "SELECT * FROM projects WHERE project_id = ?",
+        (project_id,),
+        f"no project {project_id}; find projects with find_projects",
+    )
 
 
 def writable_project(ctx, project_id):
@@ -69,17 +72,15 @@ def writable_project(ctx, project_id):
 
 
 def load_task(ctx, task_id):
-    task = ctx.db.fetch_one("SELECT * FROM tasks WHERE task_id = ?", (task_id,))
-    if task is None:
-        raise NotFoundError(f"no task {task_id}; find tasks with find_tasks")
-    return task
+    return require_row(
+        ctx, "SELECT * FROM tasks WHERE task_id = ?", (task_id,), f"no task {task_id}; find tasks with find_tasks"
+    )
 
 
 def load_user(ctx, user_id):
-    user = ctx.db.fetch_one("SELECT * FROM users WHERE user_id = ?", (user_id,))
-    if user is None:
-        raise NotFoundError(f"no user {user_id}; find users with find_users")
-    return user
+    return require_row(
+        ctx, "SELECT * FROM users WHERE user_id = ?", (user_id,), f"no user {user_id}; find users with find_users"
+    )
 
 
 def member_role(ctx, project_id, user_id):
@@ -275,9 +276,12 @@ def list_sprints(ctx, project_id: str, status: str | None = None) -> dict:
 
 
 def get_sprint(ctx, sprint_id: str) -> dict:
-    sprint = ctx.db.fetch_one("SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,))
-    if sprint is None:
-        raise NotFoundError(f"no sprint {sprint_id}; list sprints with list_sprints")
+    sprint = require_row(
+        ctx,
+        "SELECT * FROM sprints WHERE sprint_id = ?",
+        (sprint_id,),
+        f"no sprint {sprint_id}; list sprints with list_sprints",
+    )
     tasks = ctx.db.fetch_all(
         "SELECT task_id, title, status, assignee_user_id, estimate_hours FROM tasks WHERE sprint_id = ? "
         "ORDER BY task_id", (sprint_id,))
@@ -339,9 +343,12 @@ def list_comments(ctx, task_id: str) -> dict:
 
 
 def list_labels(ctx, workspace_id: str, text: str | None = None) -> dict:
-    workspace = ctx.db.fetch_one("SELECT workspace_id FROM workspaces WHERE workspace_id = ?", (workspace_id,))
-    if workspace is None:
-        raise NotFoundError(f"no workspace {workspace_id}; list workspaces with list_workspaces")
+    require_row(
+        ctx,
+        "SELECT workspace_id FROM workspaces WHERE workspace_id = ?",
+        (workspace_id,),
+        f"no workspace {workspace_id}; list workspaces with list_workspaces",
+    )
     rows = ctx.db.fetch_all(
         "SELECT l.label_id, l.workspace_id, l.name, l.color, "
         "(SELECT count(*) FROM task_labels tl WHERE tl.label_id = l.label_id) AS task_count "
@@ -370,9 +377,12 @@ def list_approvals(ctx, status: str | None = None, approver_user_id: str | None 
 
 def create_project(ctx, workspace_id: str, name: str, lead_user_id: str, start_date: str, target_date: str,
                    budget_hours: int, description: str | None = None) -> dict:
-    workspace = ctx.db.fetch_one("SELECT * FROM workspaces WHERE workspace_id = ?", (workspace_id,))
-    if workspace is None:
-        raise NotFoundError(f"no workspace {workspace_id}; list workspaces with list_workspaces")
+    workspace = require_row(
+        ctx,
+        "SELECT * FROM workspaces WHERE workspace_id = ?",
+        (workspace_id,),
+        f"no workspace {workspace_id}; list workspaces with list_workspaces",
+    )
     if workspace["status"] != "active":
         raise NotPermittedError(f"workspace {workspace_id} is suspended: no new projects")
     name = name.strip()
@@ -527,9 +537,9 @@ def create_task(ctx, project_id: str, title: str, reporter_user_id: str, priorit
         if assignee["status"] != "active":
             raise NotPermittedError(f"user {assignee_user_id} is deactivated")
     if milestone_id is not None:
-        milestone = ctx.db.fetch_one("SELECT * FROM milestones WHERE milestone_id = ?", (milestone_id,))
-        if milestone is None:
-            raise NotFoundError(f"no milestone {milestone_id}")
+        milestone = require_row(
+            ctx, "SELECT * FROM milestones WHERE milestone_id = ?", (milestone_id,), f"no milestone {milestone_id}"
+        )
         if milestone["project_id"] != project_id:
             raise InvalidArgumentError(f"milestone {milestone_id} belongs to project {milestone['project_id']}")
         if milestone["status"] == "reached":
@@ -678,10 +688,12 @@ def add_task_dependency(ctx, task_id: str, depends_on_task_id: str) -> dict:
 
 def remove_task_dependency(ctx, task_id: str, depends_on_task_id: str) -> dict:
     task = load_task(ctx, task_id)
-    existing = ctx.db.fetch_one("SELECT 1 AS x FROM task_dependencies WHERE task_id = ? AND depends_on_task_id = ?",
-                                (task_id, depends_on_task_id))
-    if existing is None:
-        raise NotFoundError(f"task {task_id} does not depend on {depends_on_task_id}")
+    require_row(
+        ctx,
+        "SELECT 1 AS x FROM task_dependencies WHERE task_id = ? AND depends_on_task_id = ?",
+        (task_id, depends_on_task_id),
+        f"task {task_id} does not depend on {depends_on_task_id}",
+    )
     writable_project(ctx, task["project_id"])
     ctx.db.execute("DELETE FROM task_dependencies WHERE task_id = ? AND depends_on_task_id = ?",
                    (task_id, depends_on_task_id))
@@ -727,9 +739,7 @@ def create_sprint(ctx, project_id: str, name: str, start_date: str, end_date: st
 
 
 def start_sprint(ctx, sprint_id: str) -> dict:
-    sprint = ctx.db.fetch_one("SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,))
-    if sprint is None:
-        raise NotFoundError(f"no sprint {sprint_id}")
+    sprint = require_row(ctx, "SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,), f"no sprint {sprint_id}")
     project = load_project(ctx, sprint["project_id"])
     if project["status"] != "active":
         raise NotPermittedError(f"project {project['project_id']} is {project['status']}; only active projects run "
@@ -752,9 +762,7 @@ def start_sprint(ctx, sprint_id: str) -> dict:
 
 def add_task_to_sprint(ctx, task_id: str, sprint_id: str) -> dict:
     task = load_task(ctx, task_id)
-    sprint = ctx.db.fetch_one("SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,))
-    if sprint is None:
-        raise NotFoundError(f"no sprint {sprint_id}")
+    sprint = require_row(ctx, "SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,), f"no sprint {sprint_id}")
     if sprint["project_id"] != task["project_id"]:
         raise InvalidArgumentError(f"sprint {sprint_id} belongs to project {sprint['project_id']}, task {task_id} "
                                    f"to {task['project_id']}")
@@ -778,16 +786,17 @@ def add_task_to_sprint(ctx, task_id: str, sprint_id: str) -> dict:
 
 
 def close_sprint(ctx, sprint_id: str, carry_over_sprint_id: str | None = None) -> dict:
-    sprint = ctx.db.fetch_one("SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,))
-    if sprint is None:
-        raise NotFoundError(f"no sprint {sprint_id}")
+    sprint = require_row(ctx, "SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,), f"no sprint {sprint_id}")
     writable_project(ctx, sprint["project_id"])
     if sprint["status"] != "active":
         raise ConflictError(f"sprint {sprint_id} is {sprint['status']}; only an active sprint can be closed")
     if carry_over_sprint_id is not None:
-        target = ctx.db.fetch_one("SELECT * FROM sprints WHERE sprint_id = ?", (carry_over_sprint_id,))
-        if target is None:
-            raise NotFoundError(f"no sprint {carry_over_sprint_id}")
+        target = require_row(
+            ctx,
+            "SELECT * FROM sprints WHERE sprint_id = ?",
+            (carry_over_sprint_id,),
+            f"no sprint {carry_over_sprint_id}",
+        )
         if target["project_id"] != sprint["project_id"]:
             raise InvalidArgumentError(f"sprint {carry_over_sprint_id} belongs to another project")
         if target["status"] != "planned":
@@ -805,9 +814,12 @@ def close_sprint(ctx, sprint_id: str, carry_over_sprint_id: str | None = None) -
 
 
 def mark_milestone_reached(ctx, milestone_id: str) -> dict:
-    milestone = ctx.db.fetch_one("SELECT * FROM milestones WHERE milestone_id = ?", (milestone_id,))
-    if milestone is None:
-        raise NotFoundError(f"no milestone {milestone_id}; list milestones with list_milestones")
+    milestone = require_row(
+        ctx,
+        "SELECT * FROM milestones WHERE milestone_id = ?",
+        (milestone_id,),
+        f"no milestone {milestone_id}; list milestones with list_milestones",
+    )
     writable_project(ctx, milestone["project_id"])
     if milestone["status"] == "reached":
         raise ConflictError(f"milestone {milestone_id} was already reached on {milestone['reached_on']}")
@@ -868,9 +880,12 @@ def log_time(ctx, task_id: str, user_id: str, work_date: str, hours: float, note
 
 
 def delete_time_log(ctx, time_log_id: str, user_id: str) -> dict:
-    entry = ctx.db.fetch_one("SELECT * FROM time_logs WHERE time_log_id = ?", (time_log_id,))
-    if entry is None:
-        raise NotFoundError(f"no time log {time_log_id}; list entries with list_time_logs")
+    entry = require_row(
+        ctx,
+        "SELECT * FROM time_logs WHERE time_log_id = ?",
+        (time_log_id,),
+        f"no time log {time_log_id}; list entries with list_time_logs",
+    )
     if entry["user_id"] != user_id:
         raise NotPermittedError(f"time log {time_log_id} belongs to {entry['user_id']}; only its author may delete it")
     task = load_task(ctx, entry["task_id"])
@@ -902,9 +917,12 @@ def add_comment(ctx, task_id: str, author_user_id: str, body: str) -> dict:
 
 def add_label_to_task(ctx, task_id: str, label_id: str) -> dict:
     task = load_task(ctx, task_id)
-    label = ctx.db.fetch_one("SELECT * FROM labels WHERE label_id = ?", (label_id,))
-    if label is None:
-        raise NotFoundError(f"no label {label_id}; list labels with list_labels")
+    label = require_row(
+        ctx,
+        "SELECT * FROM labels WHERE label_id = ?",
+        (label_id,),
+        f"no label {label_id}; list labels with list_labels",
+    )
     project = writable_project(ctx, task["project_id"])
     if label["workspace_id"] != project["workspace_id"]:
         raise InvalidArgumentError(f"label {label_id} belongs to workspace {label['workspace_id']}, the task to "
@@ -951,9 +969,12 @@ def request_approval(ctx, task_id: str, requested_by_user_id: str, approver_user
 
 
 def decide_approval(ctx, approval_id: str, approver_user_id: str, decision: str, note: str | None = None) -> dict:
-    approval = ctx.db.fetch_one("SELECT * FROM approvals WHERE approval_id = ?", (approval_id,))
-    if approval is None:
-        raise NotFoundError(f"no approval {approval_id}; list approvals with list_approvals")
+    approval = require_row(
+        ctx,
+        "SELECT * FROM approvals WHERE approval_id = ?",
+        (approval_id,),
+        f"no approval {approval_id}; list approvals with list_approvals",
+    )
     require_choice(decision, ("approved", "rejected"), "decision")
     if approval["approver_user_id"] != approver_user_id:
         raise NotPermittedError(f"approval {approval_id} is assigned to {approval['approver_user_id']}, "

@@ -10,12 +10,12 @@ from re import fullmatch
 from scaleenv_mcp.toolkit import (
     ConflictError,
     InvalidArgumentError,
-    NotFoundError,
     NotPermittedError,
     optional_date,
     paginate,
     require_choice,
     require_date,
+    require_row,
 )
 
 LATE_ENROLMENT_DAYS = 14
@@ -47,33 +47,31 @@ def _range(start, end, start_name: str, end_name: str) -> tuple:
 
 
 def _learner(ctx, learner_id: str) -> dict:
-    row = ctx.db.fetch_one("SELECT learner_id, full_name, email, country, status, joined_on FROM learners "
-                           "WHERE learner_id = ?", (learner_id,))
-    if row is None:
-        raise NotFoundError(f"no learner {learner_id}")
-    return row
+    return require_row(
+        ctx,
+        "SELECT learner_id, full_name, email, country, status, joined_on FROM learners "
+        "WHERE learner_id = ?",
+        (learner_id,),
+        f"no learner {learner_id}",
+    )
 
 
 def _course(ctx, course_id: str) -> dict:
-    row = ctx.db.fetch_one(COURSE_SQL, (course_id,))
-    if row is None:
-        raise NotFoundError(f"no course {course_id}")
-    return row
+    return require_row(ctx, COURSE_SQL, (course_id,), f"no course {course_id}")
 
 
 def _enrolment(ctx, enrolment_id: str) -> dict:
-    row = ctx.db.fetch_one(ENROLMENT_SQL, (enrolment_id,))
-    if row is None:
-        raise NotFoundError(f"no enrolment {enrolment_id}")
-    return row
+    return require_row(ctx, ENROLMENT_SQL, (enrolment_id,), f"no enrolment {enrolment_id}")
 
 
 def _coupon_by_code(ctx, code: str) -> dict:
-    row = ctx.db.fetch_one("SELECT coupon_id, code, percent_off, course_id, valid_from, valid_until, max_uses, "
-                           "times_used, status FROM coupons WHERE code = ?", (code.strip().upper(),))
-    if row is None:
-        raise NotFoundError(f"no coupon with code {code!r}")
-    return row
+    return require_row(
+        ctx,
+        "SELECT coupon_id, code, percent_off, course_id, valid_from, valid_until, max_uses, "
+        "times_used, status FROM coupons WHERE code = ?",
+        (code.strip().upper(),),
+        f"no coupon with code {code!r}",
+    )
 
 
 def _coupon_problem(ctx, coupon: dict, course_id: str):
@@ -122,11 +120,13 @@ def _seat(ctx, course_id: str, delta: int) -> None:
 
 
 def _assignment(ctx, assignment_id: str) -> dict:
-    row = ctx.db.fetch_one("SELECT assignment_id, course_id, module_id, title, max_points, due_date, grace_days "
-                           "FROM assignments WHERE assignment_id = ?", (assignment_id,))
-    if row is None:
-        raise NotFoundError(f"no assignment {assignment_id}")
-    return row
+    return require_row(
+        ctx,
+        "SELECT assignment_id, course_id, module_id, title, max_points, due_date, grace_days "
+        "FROM assignments WHERE assignment_id = ?",
+        (assignment_id,),
+        f"no assignment {assignment_id}",
+    )
 
 
 def _closes_on(assignment: dict) -> str:
@@ -134,21 +134,26 @@ def _closes_on(assignment: dict) -> str:
 
 
 def _submission(ctx, submission_id: str) -> dict:
-    row = ctx.db.fetch_one(
+    row = require_row(
+        ctx,
         "SELECT s.submission_id, s.assignment_id, s.enrolment_id, s.learner_id, s.submitted_at, s.revision, "
         "s.content_url, s.is_late, s.status, s.raw_points, s.points, s.graded_by, s.graded_on, s.feedback, "
         "a.course_id, a.max_points FROM submissions s JOIN assignments a ON a.assignment_id = s.assignment_id "
-        "WHERE s.submission_id = ?", (submission_id,))
-    if row is None:
-        raise NotFoundError(f"no submission {submission_id}")
+        "WHERE s.submission_id = ?",
+        (submission_id,),
+        f"no submission {submission_id}",
+    )
     row["is_late"] = bool(row["is_late"])
     return row
 
 
 def _teacher(ctx, instructor_id: str, course_id: str) -> None:
-    found = ctx.db.fetch_one("SELECT instructor_id FROM instructors WHERE instructor_id = ?", (instructor_id,))
-    if found is None:
-        raise NotFoundError(f"no instructor {instructor_id}")
+    require_row(
+        ctx,
+        "SELECT instructor_id FROM instructors WHERE instructor_id = ?",
+        (instructor_id,),
+        f"no instructor {instructor_id}",
+    )
     teaches = ctx.db.fetch_one("SELECT instructor_id FROM courses WHERE course_id = ?", (course_id,))
     if teaches["instructor_id"] != instructor_id:
         raise NotPermittedError(f"instructor {instructor_id} does not teach course {course_id}")
@@ -433,10 +438,13 @@ def request_refund(ctx, enrolment_id: str, amount_cents: int, reason: str) -> di
 
 
 def _refund(ctx, refund_id: str) -> dict:
-    row = ctx.db.fetch_one("SELECT refund_id, enrolment_id, amount_cents, reason, status, requested_on, decided_on, "
-                           "decision_note FROM refunds WHERE refund_id = ?", (refund_id,))
-    if row is None:
-        raise NotFoundError(f"no refund {refund_id}")
+    row = require_row(
+        ctx,
+        "SELECT refund_id, enrolment_id, amount_cents, reason, status, requested_on, decided_on, "
+        "decision_note FROM refunds WHERE refund_id = ?",
+        (refund_id,),
+        f"no refund {refund_id}",
+    )
     if row["status"] != "pending":
         raise ConflictError(f"refund {refund_id} is already {row['status']}")
     return row
@@ -648,10 +656,13 @@ def list_quiz_attempts(ctx, enrolment_id: str, quiz_id: str | None = None) -> di
 
 def start_quiz_attempt(ctx, enrolment_id: str, quiz_id: str) -> dict:
     enrolment = _enrolment(ctx, enrolment_id)
-    quiz = ctx.db.fetch_one("SELECT quiz_id, course_id, question_count, max_attempts, time_limit_minutes "
-                            "FROM quizzes WHERE quiz_id = ?", (quiz_id,))
-    if quiz is None:
-        raise NotFoundError(f"no quiz {quiz_id}")
+    quiz = require_row(
+        ctx,
+        "SELECT quiz_id, course_id, question_count, max_attempts, time_limit_minutes "
+        "FROM quizzes WHERE quiz_id = ?",
+        (quiz_id,),
+        f"no quiz {quiz_id}",
+    )
     if quiz["course_id"] != enrolment["course_id"]:
         raise InvalidArgumentError(f"quiz {quiz_id} belongs to {quiz['course_id']}, not to {enrolment['course_id']}")
     if enrolment["status"] != "active":
@@ -684,12 +695,13 @@ def start_quiz_attempt(ctx, enrolment_id: str, quiz_id: str) -> dict:
 
 
 def submit_quiz_attempt(ctx, attempt_id: str, correct_answers: int) -> dict:
-    attempt = ctx.db.fetch_one(
+    attempt = require_row(
+        ctx,
         "SELECT t.attempt_id, t.quiz_id, t.enrolment_id, t.started_at, t.status, q.question_count, q.pass_percent, "
         "q.time_limit_minutes FROM quiz_attempts t JOIN quizzes q ON q.quiz_id = t.quiz_id WHERE t.attempt_id = ?",
-        (attempt_id,))
-    if attempt is None:
-        raise NotFoundError(f"no quiz attempt {attempt_id}")
+        (attempt_id,),
+        f"no quiz attempt {attempt_id}",
+    )
     if attempt["status"] != "in_progress":
         raise ConflictError(f"attempt {attempt_id} is already {attempt['status']}")
     if not 0 <= correct_answers <= attempt["question_count"]:
@@ -749,14 +761,15 @@ def find_certificates(ctx, learner_id: str | None = None, course_id: str | None 
 
 
 def verify_certificate(ctx, verification_code: str) -> dict:
-    row = ctx.db.fetch_one(
+    row = require_row(
+        ctx,
         "SELECT t.certificate_id, t.enrolment_id, t.learner_id, l.full_name AS learner_name, t.course_id, c.code, "
         "c.title, t.verification_code, t.issued_on, t.final_grade_percent, t.status, t.revoked_reason "
         "FROM certificates t JOIN learners l ON l.learner_id = t.learner_id "
         "JOIN courses c ON c.course_id = t.course_id WHERE t.verification_code = ?",
-        (verification_code.strip().upper(),))
-    if row is None:
-        raise NotFoundError(f"no certificate with verification code {verification_code!r}")
+        (verification_code.strip().upper(),),
+        f"no certificate with verification code {verification_code!r}",
+    )
     row["is_valid"] = row["status"] == "valid"
     return row
 
@@ -764,10 +777,12 @@ def verify_certificate(ctx, verification_code: str) -> dict:
 def revoke_certificate(ctx, certificate_id: str, reason: str) -> dict:
     if not reason.strip():
         raise InvalidArgumentError("reason must not be empty")
-    row = ctx.db.fetch_one("SELECT certificate_id, status FROM certificates WHERE certificate_id = ?",
-                           (certificate_id,))
-    if row is None:
-        raise NotFoundError(f"no certificate {certificate_id}")
+    row = require_row(
+        ctx,
+        "SELECT certificate_id, status FROM certificates WHERE certificate_id = ?",
+        (certificate_id,),
+        f"no certificate {certificate_id}",
+    )
     if row["status"] != "valid":
         raise ConflictError(f"certificate {certificate_id} is already revoked")
     ctx.db.execute("UPDATE certificates SET status = 'revoked', revoked_reason = ? WHERE certificate_id = ?",
@@ -805,10 +820,13 @@ def add_lesson(ctx, module_id: str, title: str, kind: str, duration_minutes: int
         raise InvalidArgumentError("duration_minutes must be between 1 and 240")
     if not title.strip():
         raise InvalidArgumentError("title must not be empty")
-    module = ctx.db.fetch_one("SELECT m.module_id, m.course_id, c.status FROM modules m "
-                              "JOIN courses c ON c.course_id = m.course_id WHERE m.module_id = ?", (module_id,))
-    if module is None:
-        raise NotFoundError(f"no module {module_id}")
+    module = require_row(
+        ctx,
+        "SELECT m.module_id, m.course_id, c.status FROM modules m "
+        "JOIN courses c ON c.course_id = m.course_id WHERE m.module_id = ?",
+        (module_id,),
+        f"no module {module_id}",
+    )
     if module["status"] == "archived":
         raise ConflictError(f"course {module['course_id']} is archived")
     position = ctx.db.fetch_one("SELECT coalesce(max(position), 0) + 1 AS p FROM lessons WHERE module_id = ?",
@@ -821,10 +839,12 @@ def add_lesson(ctx, module_id: str, title: str, kind: str, duration_minutes: int
 
 def assign_instructor(ctx, course_id: str, instructor_id: str) -> dict:
     course = _course(ctx, course_id)
-    instructor = ctx.db.fetch_one("SELECT instructor_id, expertise, status FROM instructors WHERE instructor_id = ?",
-                                  (instructor_id,))
-    if instructor is None:
-        raise NotFoundError(f"no instructor {instructor_id}")
+    instructor = require_row(
+        ctx,
+        "SELECT instructor_id, expertise, status FROM instructors WHERE instructor_id = ?",
+        (instructor_id,),
+        f"no instructor {instructor_id}",
+    )
     if course["status"] == "archived" or course["end_date"] < ctx.today:
         raise ConflictError(f"course {course_id} has ended")
     if instructor["status"] != "active":

@@ -8,12 +8,10 @@ Prices are data: instruments.price_cents is the last price, never fetched live.
 from scaleenv_mcp.toolkit import (
     ConflictError,
     InvalidArgumentError,
-    NotFoundError,
     NotPermittedError,
     optional_date,
     paginate,
     require_choice,
-    require_date,
     require_row,
 )
 
@@ -387,9 +385,8 @@ def transfer_shares(ctx, from_account_id: str, to_account_id: str, instrument_id
         raise InvalidArgumentError("quantity must be at least 1 share")
     _same_owner(ctx, from_account_id, to_account_id)
     instrument = _instrument(ctx, instrument_id)
-    position = ctx.db.fetch_one(POSITION_SQL, (from_account_id, instrument_id))
-    if position is None:
-        raise NotFoundError(f"account {from_account_id} holds no {instrument['symbol']}")
+    position = require_row(ctx, POSITION_SQL, (from_account_id, instrument_id),
+                           f"account {from_account_id} holds no {instrument['symbol']}")
     available = position["quantity"] - position["reserved_quantity"]
     if quantity > available:
         raise ConflictError(f"only {available} {instrument['symbol']} shares are free (the rest back open sell orders)")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
@@ -132,40 +134,51 @@ class DistractorBuilder:
                         row[column] = row[column] + 7919
         return None
 
-    def _insert(self, existing: list[RowOp]) -> None:
-        """The task's rows so far, inside the open savepoint, so new rows are checked next to them."""
-        for op in existing:
-            if op.op == "insert" and op.row is not None:
-                try:
-                    insert_rows(self.conn, op.table, [op.row])
-                except sqlite3.IntegrityError:
-                    pass  # the task's episode would refuse it as well; the new rows are checked without it
+    @contextmanager
+    def _scratch(self, existing: list[RowOp]) -> Iterator[None]:
+        """A savepoint holding the task's rows so far, so new rows are checked next to them; undone after."""
+        self.conn.execute("SAVEPOINT scratch")
+        try:
+            for op in existing:
+                if op.op == "insert" and op.row is not None:
+                    try:
+                        insert_rows(self.conn, op.table, [op.row])
+                    except sqlite3.IntegrityError:
+                        pass  # the task's episode would refuse it as well; the new rows are checked without it
+            yield
+        finally:
+            self.conn.execute("ROLLBACK TO scratch")
+            self.conn.execute("RELEASE scratch")
+
+    def _try_insert(self, table: str, row: dict[str, Any]) -> str | None:
+        """Insert ``row`` inside the scratch savepoint; why it does not load, or None when it does (it stays)."""
+        self.conn.execute("SAVEPOINT one")
+        try:
+            insert_rows(self.conn, table, [row])
+            return None
+        except sqlite3.Error as error:
+            self.conn.execute("ROLLBACK TO one")
+            return str(error)
+        finally:
+            self.conn.execute("RELEASE one")
 
     def check_rows(self, ops: list[RowOp], existing: list[RowOp]) -> tuple[list[RowOp], list[str]]:
         """The rows (written by an LLM) that load next to ``existing`` and the seed, and why the others do not."""
         kept: list[RowOp] = []
         refused: list[str] = []
         tables = {t.name: t for t in self.manifest.tables}
-        self.conn.execute("SAVEPOINT written")
-        try:
-            self._insert(existing)
+        with self._scratch(existing):
             for op in ops:
                 spec = tables.get(op.table)
                 unknown = sorted(set(op.row or {}) - {c.name for c in spec.columns}) if spec else []
                 if spec is None or unknown:
                     refused.append(f"{op.table}: " + ("no such table" if spec is None else f"no column {unknown[0]}"))
                     continue
-                self.conn.execute("SAVEPOINT one")
-                try:
-                    insert_rows(self.conn, op.table, [op.row or {}])
+                problem = self._try_insert(op.table, op.row or {})
+                if problem is None:
                     kept.append(op)
-                except sqlite3.Error as error:
-                    self.conn.execute("ROLLBACK TO one")
-                    refused.append(f"{op.table}: {error}")
-                self.conn.execute("RELEASE one")
-        finally:
-            self.conn.execute("ROLLBACK TO written")
-            self.conn.execute("RELEASE written")
+                else:
+                    refused.append(f"{op.table}: {problem}")
         return kept, refused
 
     def variants(self, table: str, row: dict[str, Any], rng: random.Random, used: dict[str, int],
@@ -187,9 +200,7 @@ class DistractorBuilder:
             changes.append(emptied)
         rng.shuffle(changes)
         ops: list[RowOp] = []
-        self.conn.execute("SAVEPOINT variants")
-        try:
-            self._insert(existing)
+        with self._scratch(existing):
             for change in changes[:limit]:
                 key = self._new_key(table, row, used)
                 if key is None:
@@ -198,16 +209,8 @@ class DistractorBuilder:
                 for column in spec.columns:
                     if is_label_column(column.name) and isinstance(clone.get(column.name), str):
                         clone[column.name] = self._variant(clone[column.name], rng)
-                self.conn.execute("SAVEPOINT one")
-                try:
-                    insert_rows(self.conn, table, [clone])
+                if self._try_insert(table, clone) is None:
                     ops.append(RowOp(op="insert", table=table, row=clone, distractor=True))
-                except sqlite3.IntegrityError:
-                    self.conn.execute("ROLLBACK TO one")
-                self.conn.execute("RELEASE one")
-        finally:
-            self.conn.execute("ROLLBACK TO variants")
-            self.conn.execute("RELEASE variants")
         return ops
 
     def build(self, anchors: list[tuple[str, dict[str, Any]]], per_anchor: int, rng: random.Random,
@@ -229,9 +232,7 @@ class DistractorBuilder:
                             targets.append((parent, found, 1))
         ops: list[RowOp] = []
         used = {} if used is None else used
-        self.conn.execute("SAVEPOINT distractors")
-        try:
-            self._insert(existing or [])
+        with self._scratch(existing or []):
             for table, row, count in targets:
                 for _ in range(count):
                     clone = self.clone(table, row, rng, used)
@@ -240,7 +241,4 @@ class DistractorBuilder:
                     kept = self._fits(table, clone, row, rng)
                     if kept is not None:
                         ops.append(RowOp(op="insert", table=table, row=kept, distractor=True))
-        finally:
-            self.conn.execute("ROLLBACK TO distractors")
-            self.conn.execute("RELEASE distractors")
         return ops

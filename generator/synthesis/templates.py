@@ -66,16 +66,16 @@ def person_profile(world: World, facts: dict[str, Any]) -> str | None:
     """Who the user is: the person a fact names, directly or through one parent row (an account's
     investor), as "Ada Byron (ada@example.org)"; a person has a name and an email or phone.
     None when the facts name no person."""
-    rows: list[dict[str, Any]] = []
+    rows: list[tuple[str, dict[str, Any]]] = []
     for key, value in sorted(facts.items()):
         table = world.key_table(re.sub(r"_\d+$", "", key))  # user_id_2 is the second user_id fact
         row = world.row(table, value) if table else None
-        if row is not None:
-            rows.append(row)
+        if table is not None and row is not None:
+            rows.append((table, row))
             person = _person(row)
             if person:
                 return person
-    for row, table in ((r, t) for r in rows for t in world.tables if r in world.rows[t]):
+    for table, row in rows:
         for child, columns, parent, refs in world.links:
             if child == table and list(refs) == world.primary[parent]:
                 found = world.by_key[parent].get(tuple(row.get(c) for c in columns))

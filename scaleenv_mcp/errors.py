@@ -7,7 +7,8 @@ Two families, kept apart because they mean different things to an agent and to a
     │   ├── NotFoundError            code ``not_found``
     │   ├── InvalidArgumentError     code ``invalid_argument``
     │   ├── ConflictError            code ``conflict``
-    │   └── NotPermittedError        code ``not_permitted``
+    │   ├── NotPermittedError        code ``not_permitted`` (a rule of the world forbids it)
+    │   └── PermissionDeniedError    code ``permission_denied`` (the acting principal may not do it)
     ├── HarnessError              the environment failed or was misused: a JSON-RPC error,
     │   │                         nothing of the host's internals leaked
     │   ├── UnknownToolError         code ``unknown_tool``
@@ -37,6 +38,7 @@ __all__ = [
     "LimitExceededError",
     "NotFoundError",
     "NotPermittedError",
+    "PermissionDeniedError",
     "ScaleEnvError",
     "ToolError",
     "UnknownToolError",
@@ -78,8 +80,14 @@ class NotPermittedError(ToolError):
     code = "not_permitted"
 
 
+class PermissionDeniedError(ToolError):
+    """The acting principal may not do this (ownership, role or membership): names the rule."""
+
+    code = "permission_denied"
+
+
 TOOL_ERROR_CODES: dict[str, type[ToolError]] = {
-    cls.code: cls for cls in (NotFoundError, InvalidArgumentError, ConflictError, NotPermittedError)
+    cls.code: cls for cls in (NotFoundError, InvalidArgumentError, ConflictError, NotPermittedError, PermissionDeniedError)
 }
 
 

@@ -14,19 +14,27 @@ from collections.abc import Collection, Sequence
 from datetime import date
 from typing import Any
 
-from scaleenv_mcp.errors import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
+from scaleenv_mcp.errors import (
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    NotPermittedError,
+    PermissionDeniedError,
+)
 
 __all__ = [
     "ConflictError",
     "InvalidArgumentError",
     "NotFoundError",
     "NotPermittedError",
+    "PermissionDeniedError",
     "require_choice",
     "require_date",
     "optional_choice",
     "optional_date",
     "paginate",
     "require_page",
+    "require_permission",
     "require_row",
 ]
 
@@ -66,6 +74,16 @@ def require_row(ctx: Any, sql: str, params: Sequence[Any], missing: str) -> dict
     if row is None:
         raise NotFoundError(missing)
     return row
+
+
+def require_permission(allowed: bool, rule: str) -> None:
+    """Raise PermissionDeniedError naming ``rule`` unless the acting principal is ``allowed``.
+
+    ``rule`` is the tool's one-line permission rule from the manifest ("only the seller of the
+    listing may counter an offer"), so the agent reads the same words the policy uses.
+    """
+    if not allowed:
+        raise PermissionDeniedError(f"permission denied: {rule}")
 
 
 def optional_choice(value: str | None, choices: Collection[str], name: str) -> str | None:

@@ -140,6 +140,8 @@ class ArgumentResolver:
         search parameters, the column's values anywhere in the world, then the JSON Schema.
         """
         schema = tool.input_schema["properties"][param]
+        if tool.acting is not None and param == tool.acting.argument:
+            return self._acting_candidates(tool, param, near, chosen_rows, chosen)
         values: list[tuple[Any, str]] = []
         if chosen:
             values += [(v, param) for v in self.world.cooccurring(param, chosen)[:4]]
@@ -179,6 +181,29 @@ class ArgumentResolver:
             built = schema_values(param, schema, self.manifest.clock, self.rng) + self._composed(schema, near)
             out = self._admissible(tool, param, [(v, param) for v in built])
         return out
+
+    def _acting_candidates(self, tool: ToolSpec, param: str, near: Neighborhood | None,
+                           chosen_rows: list[dict[str, Any]], chosen: dict[str, Any] | None) -> list[Candidate]:
+        """The acting principal: people tied to the rows of this call first (the order's buyer), then any.
+
+        The acting argument names no column, so the usual lookups by name find nothing; its
+        values are the principal table's keys, found under every column that references them.
+        """
+        values: list[tuple[Any, str]] = []
+        for kind in tool.acting.kinds if tool.acting else []:
+            principal = self.manifest.principal(kind)
+            columns = [principal.key, *(columns[0] for table, columns, parent, refs in self.world.links
+                                        if parent == principal.table and len(columns) == 1
+                                        and tuple(refs) == (principal.key,))]
+            for column in dict.fromkeys(columns):
+                values += [(row[column], param) for row in chosen_rows if row.get(column) is not None]
+                if chosen:
+                    values += [(v, param) for v in self.world.cooccurring(column, chosen)[:4]]
+                if near:
+                    values += [(v, param) for v in near.values.get(column, [])[:6]]
+            rows = self.world.rows[principal.table]
+            values += [(row[principal.key], param) for row in self.rng.sample(rows, min(4, len(rows)))]
+        return self._admissible(tool, param, values)
 
     def _admissible(self, tool: ToolSpec, param: str, values: list[tuple[Any, str]]) -> list[Candidate]:
         out: list[Candidate] = []

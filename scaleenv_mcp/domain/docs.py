@@ -14,7 +14,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from scaleenv_mcp.domain.manifest import ColumnSpec, DomainManifest, ErrorSpec, ForeignKeySpec, Provenance, TableSpec, ToolSpec
+from scaleenv_mcp.domain.manifest import (
+    ActingSpec,
+    ColumnSpec,
+    DomainManifest,
+    ErrorSpec,
+    ForeignKeySpec,
+    IdentificationSpec,
+    PolicyRuleSpec,
+    PrincipalSpec,
+    Provenance,
+    TableSpec,
+    ToolSpec,
+)
 from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskAction, TaskMeta, UserSpec, VerifiedRecord
 from scaleenv_mcp.procedural.cases import CaseExpectation, CaseFixture, TestSuite, ToolCase
 from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
@@ -23,7 +35,8 @@ __all__ = ["render_format_doc", "write_docs"]
 
 _SECTIONS: list[tuple[str, str, list[type[BaseModel]]]] = [
     ("domain.json", "The manifest of a domain package.",
-     [DomainManifest, Provenance, TableSpec, ColumnSpec, ForeignKeySpec, ToolSpec, ErrorSpec]),
+     [DomainManifest, Provenance, TableSpec, ColumnSpec, ForeignKeySpec, ToolSpec, ErrorSpec, ActingSpec,
+      PrincipalSpec, IdentificationSpec, PolicyRuleSpec]),
     ("tests.json", "Procedural test cases (the matching rules are in docs/authoring-domains.md).",
      [TestSuite, ToolCase, CaseFixture, CaseExpectation]),
     ("tasks.jsonl", "One task per line, sorted by id, no timestamps.",

@@ -14,10 +14,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
+    "ActingSpec",
     "ColumnSpec",
     "DomainManifest",
     "ErrorSpec",
     "ForeignKeySpec",
+    "IdentificationSpec",
+    "PolicyRuleSpec",
+    "PrincipalSpec",
     "Provenance",
     "RewardPolicy",
     "TableSpec",
@@ -27,7 +31,7 @@ __all__ = [
 SLUG_PATTERN = r"^[a-z][a-z0-9_]*$"
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 INTERNAL_TABLE_PREFIX = "_scaleenv_"
-ERROR_CODES = ("not_found", "invalid_argument", "conflict", "not_permitted")
+ERROR_CODES = ("not_found", "invalid_argument", "conflict", "not_permitted", "permission_denied")
 
 
 class _Strict(BaseModel):
@@ -59,6 +63,13 @@ class ColumnSpec(_Strict):
         "references: compared exactly), semantic (free text: normalised-text similarity)."
     )
     description: str = Field(default="", description="What the column holds, with its format and units.")
+    user_visible: bool = Field(
+        default=False,
+        description="True when a person would know the value without looking it up: a name, an email, a date, an "
+        "amount, or a reference printed on something they hold (order number on a receipt, tracking number, booking "
+        "reference, course code). Internal row ids are never user-visible. Only user-visible values may appear in "
+        "what a simulated user is told.",
+    )
 
 
 class ForeignKeySpec(_Strict):
@@ -89,10 +100,49 @@ class TableSpec(_Strict):
 
 
 class ErrorSpec(_Strict):
-    code: Literal["not_found", "invalid_argument", "conflict", "not_permitted"] = Field(
+    code: Literal["not_found", "invalid_argument", "conflict", "not_permitted", "permission_denied"] = Field(
         description="Error code the tool raises (the toolkit class of the same name)."
     )
     when: str = Field(description="The condition that raises it, in words an agent can act on.")
+
+
+class IdentificationSpec(_Strict):
+    tool: str = Field(description="A read-only tool that finds one principal of this kind by what a person knows.")
+    keys: list[str] = Field(
+        min_length=1,
+        description="The tool's arguments that carry the natural keys (email; full name plus date of birth; phone; "
+        "an order number the person holds), each the name of a user-visible column of the principal's table or of a "
+        "table the tool reads. No internal id.",
+    )
+
+
+class PrincipalSpec(_Strict):
+    kind: str = Field(pattern=SLUG_PATTERN, description="Who can be served: customer, patient, clinician, seller...")
+    description: str = Field(default="", description="Who this is in the world, in one sentence.")
+    table: str = Field(description="The table whose rows are principals of this kind.")
+    key: str = Field(description="Its key column: the value tools take as the acting principal.")
+    where: str = Field(
+        default="",
+        description="Which rows of the table are of this kind when the table holds several kinds, in words "
+        "(e.g. 'role = clinician'); empty when every row is one.",
+    )
+    identify: list[IdentificationSpec] = Field(
+        min_length=1, description="How the agent identifies one by what a person knows; at least one path."
+    )
+
+
+class ActingSpec(_Strict):
+    argument: str = Field(description="The input argument that names the acting principal, e.g. acting_member_id.")
+    kinds: list[str] = Field(min_length=1, description="Principal kinds that may be named there.")
+
+
+class PolicyRuleSpec(_Strict):
+    id: str = Field(pattern=SLUG_PATTERN, description="Stable name of the rule, e.g. refund_window.")
+    text: str = Field(
+        description="The rule as the agent reads it in the policy, testable: who, what, and the limit or the check "
+        "to make (e.g. 'Refund only within 30 days of delivery'). Tools deliberately do not enforce it."
+    )
+    tools: list[str] = Field(min_length=1, description="The tools whose use the rule governs.")
 
 
 class ToolSpec(_Strict):
@@ -115,6 +165,16 @@ class ToolSpec(_Strict):
         default_factory=list, description="What must hold before the call, in words; names tools that establish it."
     )
     postconditions: list[str] = Field(default_factory=list, description="What holds after a successful call.")
+    acting: ActingSpec | None = Field(
+        default=None,
+        description="The argument naming the principal the call acts for, when the tool changes state or reads "
+        "private data for someone; the tool enforces what that principal may do.",
+    )
+    permission: str | None = Field(
+        default=None,
+        description="One line: who may make this call, enforced by the tool with permission_denied (e.g. 'only the "
+        "seller of the listing may counter an offer').",
+    )
 
     @field_validator("input_schema", "output_schema")
     @classmethod
@@ -149,6 +209,16 @@ class DomainManifest(_Strict):
     policy: str = Field(description="The rules an agent must follow, shown to it; the tools enforce them.")
     tables: list[TableSpec] = Field(description="Every table of schema.sql with its reward policies.")
     tools: list[ToolSpec] = Field(description="Every tool of tools.py, in the order agents see them.")
+    principals: list[PrincipalSpec] = Field(
+        default_factory=list,
+        description="Who the agent can act for. A domain that declares principals opts into the acting contract "
+        "that `scaleenv validate` checks (docs/authoring-domains.md).",
+    )
+    policy_rules: list[PolicyRuleSpec] = Field(
+        default_factory=list,
+        description="Rules of the policy that the tools deliberately do not enforce, so that an agent must reason "
+        "about them; shown to the agent after the policy text.",
+    )
 
     @field_validator("clock")
     @classmethod
@@ -169,7 +239,56 @@ class DomainManifest(_Strict):
             for table in (*tool.reads, *tool.writes):
                 if table not in tables:
                     raise ValueError(f"tool {tool.name} names unknown table {table!r} in reads/writes")
+        self._check_principals(tables, set(names))
         return self
+
+    def _check_principals(self, tables: set[str], tools: set[str]) -> None:
+        """References between principals, acting arguments and policy rules resolve (shape, not behaviour)."""
+        kinds = [p.kind for p in self.principals]
+        if len(set(kinds)) != len(kinds):
+            raise ValueError("duplicate principal kinds")
+        for principal in self.principals:
+            if principal.table not in tables:
+                raise ValueError(f"principal {principal.kind} names unknown table {principal.table!r}")
+            if principal.key not in {c.name for c in self.table(principal.table).columns}:
+                raise ValueError(f"principal {principal.kind}: table {principal.table} has no column {principal.key!r}")
+            for path in principal.identify:
+                if path.tool not in tools:
+                    raise ValueError(f"principal {principal.kind} is identified by unknown tool {path.tool!r}")
+                missing = set(path.keys) - set(self.tool(path.tool).parameters)
+                if missing:
+                    raise ValueError(f"principal {principal.kind}: tool {path.tool} has no argument(s) {sorted(missing)}")
+        for tool in self.tools:
+            if tool.acting is None:
+                continue
+            if tool.acting.argument not in tool.parameters:
+                raise ValueError(f"tool {tool.name}: acting argument {tool.acting.argument!r} is not an input")
+            if tool.acting.argument not in tool.input_schema.get("required", []):
+                raise ValueError(f"tool {tool.name}: acting argument {tool.acting.argument!r} must be required")
+            for kind in tool.acting.kinds:
+                if kind not in kinds:
+                    raise ValueError(f"tool {tool.name}: acting kind {kind!r} is not a declared principal")
+        ids = [r.id for r in self.policy_rules]
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate policy rule ids")
+        for rule in self.policy_rules:
+            for name in rule.tools:
+                if name not in tools:
+                    raise ValueError(f"policy rule {rule.id} names unknown tool {name!r}")
+
+    @property
+    def agent_policy(self) -> str:
+        """The policy as the agent reads it: the text, then the rules no tool checks for it."""
+        if not self.policy_rules:
+            return self.policy
+        rules = "\n".join(f"- {rule.text}" for rule in self.policy_rules)
+        return f"{self.policy}\n\nRules the tools do not check for you (you must follow them yourself):\n{rules}"
+
+    def principal(self, kind: str) -> PrincipalSpec:
+        for principal in self.principals:
+            if principal.kind == kind:
+                return principal
+        raise KeyError(kind)
 
     def table(self, name: str) -> TableSpec:
         for table in self.tables:

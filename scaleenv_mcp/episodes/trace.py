@@ -19,7 +19,7 @@ class OutcomeKind(str, Enum):
 class CallOutcome(BaseModel):
     kind: OutcomeKind
     result: dict[str, Any] | None = Field(default=None, description="The tool's result on success.")
-    error_code: str | None = Field(default=None, description="not_found, invalid_argument, conflict, not_permitted...")
+    error_code: str | None = Field(default=None, description="not_found, invalid_argument, conflict, not_permitted, permission_denied...")
     message: str | None = Field(default=None, description="Error text an agent can act on.")
     duration_ms: float = 0.0
     reads: list[str] = Field(default_factory=list)

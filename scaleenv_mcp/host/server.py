@@ -39,7 +39,7 @@ def build_instructions(runtime: DomainRuntime) -> str:
     return (
         f"{manifest.title}: {manifest.description}\n\n"
         f"Today is {date} and the time is {time_of_day}; resolve relative dates (tomorrow, next week) from it.\n\n"
-        f"Policy you must follow:\n{manifest.policy}"
+        f"Policy you must follow:\n{manifest.agent_policy}"
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-__all__ = ["CaseKind", "CaseRecord", "Finding", "ToolRow", "ValidationReport"]
+__all__ = ["CaseKind", "CaseRecord", "ContractSummary", "Finding", "ToolRow", "ValidationReport"]
 
 
 class CaseKind(str, Enum):
@@ -38,11 +38,25 @@ class CaseRecord(BaseModel):
 class Finding(BaseModel):
     """A problem outside the cases: policy, conformance, coverage, database, determinism."""
 
-    check: str = Field(description="policy | load | conformance | coverage | database | determinism")
+    check: str = Field(description="policy | load | conformance | coverage | contract | database | determinism")
     file: str = "tools.py"
     line: int | None = None
     tool: str | None = None
     reason: str
+
+
+class ContractSummary(BaseModel):
+    """What the acting contract found, counted for the report and docs/domain-quality.md."""
+
+    acts_for_someone: bool = Field(description="The manifest declares principals (the contract applies).")
+    principals: int = 0
+    identification_paths: int = 0
+    acting_tools: int = Field(default=0, description="Tools that take an acting principal.")
+    writing_tools: int = 0
+    writing_tools_with_permission: int = Field(default=0, description="Writing tools with acting and permission.")
+    permission_cases: int = Field(default=0, description="Cases in which a wrong principal gets permission_denied.")
+    policy_rules: int = Field(default=0, description="Policy-only rules (written, deliberately not enforced).")
+    user_visible_columns: int = 0
 
 
 class ToolRow(BaseModel):
@@ -70,6 +84,8 @@ class ValidationReport(BaseModel):
     killed: int = 0
     mutation_score: float | None = None
     mutation_threshold: float = 0.6
+    contract: ContractSummary | None = Field(
+        default=None, description="The acting contract's counts (principals, permission rules and cases, policy rules).")
     observed: dict[str, dict[str, list[str]]] = Field(
         default_factory=dict, description="Per tool, the tables its cases were seen to read and write "
         "({tool: {reads, writes}}): what `scaleenv graph --observed REPORT` adds to the manifest's state edges.")

@@ -22,6 +22,7 @@ from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
 from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite, ToolCase
+from scaleenv_mcp.procedural.contract import check_contract
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
 from scaleenv_mcp.procedural.runner import CaseRunner
@@ -119,6 +120,8 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
         report.findings.append(Finding(check="load", file=error.file, reason=error.message))
         return report
     report.findings += check_coverage(package.manifest, cases)
+    report.contract, contract_findings = check_contract(package.manifest, cases)
+    report.findings += contract_findings
     if not policy.ok:
         return report
     specs = {t.name: t for t in package.manifest.tools}

@@ -24,8 +24,9 @@ def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
     from scaleenv_mcp import toolkit
 
     assert sorted(toolkit.__all__) == ["ConflictError", "InvalidArgumentError", "NotFoundError", "NotPermittedError",
-                                      "optional_choice", "optional_date", "paginate", "require_choice",
-                                      "require_date", "require_page", "require_row"]
+                                      "PermissionDeniedError", "optional_choice", "optional_date", "paginate",
+                                      "require_choice", "require_date", "require_page", "require_permission",
+                                      "require_row"]
 
 
 def _imports(path: Path) -> set[str]:

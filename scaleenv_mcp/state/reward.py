@@ -6,8 +6,10 @@ gold diff, table by table and column by column under each column's reward policy
 ``hard`` exactly (canonical values), ``semantic`` by ``similarity.is_semantic_match``,
 ``exempt`` not at all. Rows the agent created are aligned with the gold's created rows on
 their hard columns; a value that is an id minted in the episode is compared through that
-alignment, so different minted ids score the same. Reads leave no trace in the diff, so
-extra reads score 1; any other write (a stray row, a changed column) scores 0.
+alignment, so different minted ids score the same. The alignment is one search over every
+table at once (``_align_created``), so a row that references a created row of a table compared
+later must reference the very row aligned there, whatever the table order. Reads leave no trace
+in the diff, so extra reads score 1; any other write (a stray row, a changed column) scores 0.
 """
 
 from __future__ import annotations
@@ -50,28 +52,86 @@ class _Comparator:
         self.gold, self.actual = gold, actual
         self.gold_minted = self._minted(gold)
         self.actual_minted = self._minted(actual)
-        self.mapping: dict[Any, Any] = {}
+        self.aligned = self._align_created()
+        self.mapping: dict[Any, Any] = dict(self.aligned or {})
 
-    def _minted(self, diff: StateDiff) -> set[Any]:
-        minted = set()
+    def _minted(self, diff: StateDiff) -> dict[Any, str]:
+        """Ids of created rows (single-column keys) -> their table."""
+        minted = {}
         for table, changes in diff.tables.items():
             key = self.keys.get(table, [])
             if len(key) == 1:
-                minted.update(row.get(key[0]) for row in changes.added)
+                minted.update((row.get(key[0]), table) for row in changes.added)
         return minted
 
-    def same(self, table: str, column: str, expected: Any, actual: Any) -> bool:
+    def _align_created(self, budget: int = 20_000) -> dict[Any, Any] | None:
+        """Gold minted id -> actual minted id for one consistent alignment of all created rows.
+
+        Backtracking over gold rows; each choice binds the row's own id and every minted id it
+        references, and later choices must agree with the bindings. None when no alignment
+        matches every gold row (the per-table pass then names what differs) or the budget of
+        tries runs out (created rows by the hundred; the per-table pass then decides alone).
+        """
+        rows = [(t, r) for t in self.order for r in self.gold.tables.get(t, TableDiff()).added]
+        rows += [(t, r) for t in sorted(set(self.gold.tables) - set(self.order)) for r in self.gold.tables[t].added]
+        candidates = {t: self.actual.tables.get(t, TableDiff()).added for t, _ in rows}
+        steps = [0]
+
+        def bind(table: str, row: dict[str, Any], hit: dict[str, Any], mapping: dict[Any, Any]) -> dict[Any, Any] | None:
+            new = dict(mapping)
+            key = self.keys.get(table, [])
+            pairs = [(row.get(key[0]), hit.get(key[0]))] if len(key) == 1 else []
+            for column, value in row.items():
+                if value in self.gold_minted and self.policies.get(table, {}).get(column) is not RewardPolicy.exempt:
+                    pairs.append((value, hit.get(column)))
+                elif not self._same_value(table, column, value, hit.get(column)):
+                    return None
+            for want, got in pairs:
+                if new.get(want, got) != got or self.actual_minted.get(got) != self.gold_minted.get(want):
+                    return None
+                if want not in new and got in new.values():
+                    return None
+                new[want] = got
+            return new
+
+        def search(index: int, mapping: dict[Any, Any], used: frozenset[int]) -> dict[Any, Any] | None:
+            if index == len(rows):
+                return mapping
+            table, row = rows[index]
+            for position, hit in enumerate(candidates[table]):
+                steps[0] += 1
+                if steps[0] > budget:
+                    return None
+                if (table, position) in used:
+                    continue
+                bound = bind(table, row, hit, mapping)
+                if bound is not None:
+                    found = search(index + 1, bound, used | {(table, position)})
+                    if found is not None:
+                        return found
+            return None
+
+        found = search(0, {}, frozenset())
+        self.exhausted = steps[0] > budget
+        return found
+
+    def _same_value(self, table: str, column: str, expected: Any, actual: Any) -> bool:
+        """Non-minted comparison under the column's policy."""
         policy = self.policies.get(table, {}).get(column, RewardPolicy.hard)
         if policy is RewardPolicy.exempt:
             return True
         if policy is RewardPolicy.semantic:
             return is_semantic_match(expected, actual)
-        if expected in self.gold_minted:
+        return canonical_value(expected) == canonical_value(actual)
+
+    def same(self, table: str, column: str, expected: Any, actual: Any) -> bool:
+        policy = self.policies.get(table, {}).get(column, RewardPolicy.hard)
+        if expected in self.gold_minted and policy is not RewardPolicy.exempt:
             mapped = self.mapping.get(expected)
             if mapped is None:
                 return actual in self.actual_minted and actual not in self.mapping.values()
             return mapped == actual
-        return canonical_value(expected) == canonical_value(actual)
+        return self._same_value(table, column, expected, actual)
 
     def relevant(self, table: str, values: dict[str, Any]) -> dict[str, Any]:
         policies = self.policies.get(table, {})
@@ -83,15 +143,17 @@ class _Comparator:
         total = matched = 0
         # Created rows: align gold rows with actual rows on every non-exempt column.
         remaining = list(actual.added)
+        key = self.keys.get(table, [])
         for row in gold.added:
             total += 1
-            hit = next((a for a in remaining if all(self.same(table, c, v, a.get(c)) for c, v in row.items())), None)
+            target = self.mapping.get(row.get(key[0])) if len(key) == 1 and self.aligned is not None else None
+            pool = [a for a in remaining if a.get(key[0]) == target] if target is not None else remaining
+            hit = next((a for a in pool if all(self.same(table, c, v, a.get(c)) for c, v in row.items())), None)
             if hit is None:
                 mismatches.append(Mismatch(table=table, row=self.relevant(table, row), reason="expected row was not created"))
                 continue
             remaining.remove(hit)
             matched += 1
-            key = self.keys.get(table, [])
             if len(key) == 1:
                 self.mapping[row[key[0]]] = hit[key[0]]
         for extra in remaining:
@@ -149,4 +211,10 @@ def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff)
     ordered = [t for t in comparator.order if t in tables] + sorted(tables - set(comparator.order))
     mismatches: list[Mismatch] = []
     fractions = {table: round(comparator.compare_table(table, mismatches), 4) for table in ordered}
+    if comparator.aligned is None and not comparator.exhausted and not mismatches:
+        # Every gold row found a partner table by table, but no single alignment fits them all:
+        # some created row references another created row than the gold's does.
+        created = next(t for t in ordered if gold.tables.get(t, TableDiff()).added)
+        mismatches.append(Mismatch(table=created, row={}, reason="created rows do not reference each other as in the gold"))
+        fractions[created] = 0.0
     return RewardReport(reward=0.0 if mismatches else 1.0, mismatches=mismatches, table_match=fractions)

@@ -26,6 +26,8 @@ def validate(
     runs every tests.json case in worker processes (Success / Anticipated Rejection /
     Unexpected Failure), checks declared errors and observed reads and writes, reruns the
     success cases under another PYTHONHASHSEED, and reports the mutation score (>= 60% needed).
+    A domain that declares principals is also held to the acting contract (docs/authoring-domains.md):
+    permission rules and wrong-principal cases on every writing tool, identification by natural keys.
     """
     import anyio
     from rich.progress import Progress
@@ -58,6 +60,15 @@ def validate(
             console.print(f"[red]{finding.check}[/] {where}: {finding.reason}", highlight=False)
         for failure in report.failures:
             console.print(f"[red]unexpected failure[/] {failure.name}: {'; '.join(failure.problems)}", highlight=False)
+        contract = report.contract
+        if contract is not None and contract.acts_for_someone:
+            console.print(f"acts for {contract.principals} principal kind(s), {contract.identification_paths} "
+                          f"identification path(s); {contract.writing_tools_with_permission}/{contract.writing_tools} "
+                          f"writing tools with a permission rule, {contract.permission_cases} wrong-principal cases, "
+                          f"{contract.policy_rules} policy-only rules, {contract.user_visible_columns} user-visible columns",
+                          highlight=False)
+        elif contract is not None:
+            console.print("acts for nobody: declares no principals (the acting contract does not apply)")
         score = "n/a" if report.mutation_score is None else f"{report.mutation_score:.0%}"
         verdict = "[green]PASSED[/]" if report.passed else "[red]FAILED[/]"
         console.print(f"{verdict} cases {report.cases}, unexpected failures {report.unexpected_failures}, "

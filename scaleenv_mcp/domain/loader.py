@@ -193,11 +193,15 @@ def check_seed(manifest: DomainManifest, schema_sql: str, seed: Any) -> None:
 
 def check_tool_signatures(manifest: DomainManifest, source: str) -> None:
     """Every declared tool is a top-level ``def name(ctx, ...)`` whose parameters match its input schema."""
-    from scaleenv_mcp.domain.tool_loader import ToolLoadError, tool_signature
+    from scaleenv_mcp.domain.tool_loader import ToolLoadError, parse_tools, tool_signature
 
+    try:
+        tree = parse_tools(source)
+    except ToolLoadError as error:
+        raise DomainError("tools.py", error.reason) from error
     for tool in manifest.tools:
         try:
-            signature = tool_signature(source, tool.name)
+            signature = tool_signature(tree, tool.name)
         except ToolLoadError as error:
             raise DomainError("tools.py", error.reason, tool.name) from error
         params = {p.name for p in signature.params}

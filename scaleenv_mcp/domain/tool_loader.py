@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyViolation, check_policy
 from scaleenv_mcp.errors import DomainError
 
-__all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "tool_signature"]
+__all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "parse_tools", "tool_signature"]
 
 
 class ToolLoadError(DomainError):
@@ -105,18 +105,26 @@ def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> di
     return functions
 
 
-def tool_signature(source: str, name: str) -> ToolSignature:
+def parse_tools(source: str) -> ast.Module:
+    """Parse tools.py once; ``tool_signature`` takes the tree so that a package of 40 tools is
+    not parsed 40 times (that was most of the start-up time of `scaleenv serve`)."""
+    try:
+        return ast.parse(source, "tools.py")
+    except SyntaxError as exc:
+        raise ToolLoadError("tools.py", f"syntax error: {exc.msg}", exc.lineno) from exc
+
+
+def tool_signature(source: str | ast.Module, name: str) -> ToolSignature:
     """Read the parameters of the top-level tool ``name`` from the AST, without running code.
+
+    ``source`` is the text of tools.py or its tree from ``parse_tools``.
 
     Raises:
         ToolLoadError: syntax error, no such function, first parameter not ``ctx``, or
             parameters an input schema cannot describe (``*args``, ``**kwargs``,
             positional-only).
     """
-    try:
-        tree = ast.parse(source, "tools.py")
-    except SyntaxError as exc:
-        raise ToolLoadError("tools.py", f"syntax error: {exc.msg}", exc.lineno) from exc
+    tree = source if isinstance(source, ast.Module) else parse_tools(source)
     node = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name), None)
     if node is None:
         raise ToolLoadError("tools.py", f"tool {name!r} is not defined as a top-level function")

@@ -348,4 +348,5 @@ def test_tool_signature_refuses_what_a_schema_cannot_describe(source: str, messa
 
 
 def test_public_api_is_pinned() -> None:
-    assert sorted(tool_loader.__all__) == ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "tool_signature"]
+    assert sorted(tool_loader.__all__) == ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "parse_tools",
+                                         "tool_signature"]

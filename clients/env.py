@@ -184,7 +184,8 @@ class EvalEnv:
         assert self.episode_id is not None
         self.done = True
         try:
-            self.report = await self.control.reward(self.episode_id)
+            told = [e.text for e in self.trace.events if e.kind == "agent" and e.text] if self.trace else []
+            self.report = await self.control.reward(self.episode_id, told)
         except UsageError:
             raise
         except HarnessError as error:

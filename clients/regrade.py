@@ -52,7 +52,8 @@ async def _replay(conn: HostConnection, task: Task, trace: EpisodeTrace, timeout
         for event in trace.events:
             if event.kind == "tool_call" and event.executed and event.tool:
                 await session.call(event.tool, event.arguments or {})
-        report = await conn.control.reward(info.id)
+        told = [e.text for e in trace.events if e.kind == "agent" and e.text]
+        report = await conn.control.reward(info.id, told)
     finally:
         if session is not None:
             await session.close()

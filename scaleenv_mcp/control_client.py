@@ -45,6 +45,7 @@ from scaleenv_mcp.host.control_models import (
     RestoreBody,
     RewardBatch,
     RewardBatchRequest,
+    RewardRequest,
     SnapshotBody,
     TablesBody,
     TraceBody,
@@ -207,8 +208,13 @@ class ControlClient:
         return StateDiff.model_validate_json((await self._send("GET", self._episode(episode_id, "/diff"),
                                                                params=params)).content)
 
-    async def reward(self, episode_id: str) -> RewardReport:
-        return RewardReport.model_validate_json((await self._send("GET", self._episode(episode_id, "/reward"))).content)
+    async def reward(self, episode_id: str, messages: Sequence[str] | None = None) -> RewardReport:
+        """The episode's reward; pass the agent's ``messages`` to the user when the task has communicate facts."""
+        if messages is None:
+            return RewardReport.model_validate_json((await self._send("GET", self._episode(episode_id, "/reward"))).content)
+        body = _body(RewardRequest, {"messages": list(messages)})
+        return RewardReport.model_validate_json((await self._send("POST", self._episode(episode_id, "/reward"),
+                                                                  body=body)).content)
 
     async def rewards(self, episode_ids: Sequence[str]) -> RewardBatch:
         """Rewards of many episodes in one request; one failing episode is an entry in ``errors``."""

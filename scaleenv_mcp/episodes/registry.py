@@ -274,15 +274,19 @@ class EpisodeRegistry:
                 payload = await self._request(episode.worker, ("diff", episode_id, data, None))
         return StateDiff.model_validate(payload)
 
-    async def reward(self, episode_id: str) -> RewardReport:
-        """Score the episode's current state against its task's gold (the one reward function)."""
+    async def reward(self, episode_id: str, messages: list[str] | None = None) -> RewardReport:
+        """Score the episode's current state against its task's gold (the one reward function).
+
+        ``messages`` are what the agent told the user, for the task's ``communicate`` facts.
+        """
         episode = self.get(episode_id)
         if episode.task_id is None:
             raise UsageError("this episode was created from the seed, not from a task: it has no gold to score against")
         task = episode.domain.package.tasks[episode.task_id]
         if task.gold is None:
             raise UsageError(f"task {task.id} has no gold state")
-        return compute_reward(episode.domain.manifest, task.gold.diff, await self.diff(episode_id))
+        return compute_reward(episode.domain.manifest, task.gold.diff, await self.diff(episode_id), task.communicate,
+                              messages)
 
     async def snapshot(self, episode_id: str) -> str:
         episode = self.get(episode_id)

@@ -145,6 +145,11 @@ class _Routes:
     async def reward(self, request: Request) -> JSONResponse:
         return JSONResponse((await self.registry.reward(request.path_params["id"])).model_dump(mode="json"))
 
+    async def reward_told(self, request: Request) -> JSONResponse:
+        body = await self.body(request, models.RewardRequest)
+        report = await self.registry.reward(request.path_params["id"], body.messages)
+        return JSONResponse(report.model_dump(mode="json"))
+
     async def rewards(self, request: Request) -> JSONResponse:
         body = await self.body(request, models.RewardBatchRequest)
         results = await asyncio.gather(*(self.registry.reward(e) for e in body.episode_ids), return_exceptions=True)
@@ -184,6 +189,8 @@ _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseMode
     ("GET", "/episodes/{id}/tables", "tables", "Dump tables (?table=name, repeatable)", None, models.TablesBody, 200),
     ("GET", "/episodes/{id}/diff", "diff", "Diff from start (?against=start|snapshot id|episode id)", None, StateDiff, 200),
     ("GET", "/episodes/{id}/reward", "reward", "Reward against the task's gold", None, RewardReport, 200),
+    ("POST", "/episodes/{id}/reward", "reward_told", "Reward, with the agent's messages for the task's communicate facts",
+     models.RewardRequest, RewardReport, 200),
     ("POST", "/rewards", "rewards", "Rewards of many episodes in one request", models.RewardBatchRequest, models.RewardBatch, 200),
     ("GET", "/episodes/{id}/trace", "trace", "Every call of the episode", None, models.TraceBody, 200),
 ]

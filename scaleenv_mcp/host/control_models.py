@@ -12,7 +12,8 @@ from scaleenv_mcp.state.reward import RewardReport
 
 __all__ = [
     "CreateEpisodes", "DomainInfo", "DomainList", "EpisodeInfo", "EpisodeList", "EpisodeSpec", "ErrorBody",
-    "ErrorInfo", "FingerprintBody", "RestoreBody", "RewardBatch", "RewardBatchRequest", "SnapshotBody", "TablesBody",
+    "ErrorInfo", "FingerprintBody", "RestoreBody", "RewardBatch", "RewardBatchRequest", "RewardRequest", "SnapshotBody",
+    "TablesBody",
     "TraceBody",
 ]
 
@@ -60,6 +61,11 @@ class TablesBody(BaseModel):
 
 class TraceBody(BaseModel):
     trace: list[TraceRecord]
+
+
+class RewardRequest(BaseModel):
+    messages: list[str] = Field(default_factory=list, max_length=10000,
+                                description="What the agent told the user, in order (for the task's communicate facts).")
 
 
 class RewardBatchRequest(BaseModel):

@@ -10,6 +10,10 @@ alignment, so different minted ids score the same. The alignment is one search o
 table at once (``_align_created``), so a row that references a created row of a table compared
 later must reference the very row aligned there, whatever the table order. Reads leave no trace
 in the diff, so extra reads score 1; any other write (a stray row, a changed column) scores 0.
+
+A task's ``communicate`` facts are the second evaluator (``communicate.check_communication``):
+every fact must be in the agent's messages, or the reward is 0 with a mismatch per missing
+fact on the pseudo-table ``(communicate)``. Without messages, nothing was told.
 """
 
 from __future__ import annotations
@@ -20,10 +24,13 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest, RewardPolicy
 from scaleenv_mcp.state.canonical import canonical_value
+from scaleenv_mcp.state.communicate import CommunicationReport, check_communication
 from scaleenv_mcp.state.diff import StateDiff, TableDiff
 from scaleenv_mcp.state.similarity import is_semantic_match
 
-__all__ = ["Mismatch", "RewardReport", "compute_reward"]
+__all__ = ["COMMUNICATE_TABLE", "Mismatch", "RewardReport", "compute_reward"]
+
+COMMUNICATE_TABLE = "(communicate)"
 
 
 class Mismatch(BaseModel):
@@ -39,6 +46,8 @@ class RewardReport(BaseModel):
     reward: float = Field(description="1.0 when the end state matches the gold state, else 0.0.")
     mismatches: list[Mismatch] = Field(default_factory=list, description="What differs: table, row, column.")
     table_match: dict[str, float] = Field(default_factory=dict, description="Per-table share of row entries that match.")
+    communication: CommunicationReport | None = Field(
+        default=None, description="The task's communicate facts the agent's messages told or missed (None: the task has none).")
 
     def explain(self) -> str:
         return "; ".join(f"{m.table} {m.row} {m.column or ''}: {m.reason}" for m in self.mismatches[:20])
@@ -200,11 +209,13 @@ def _freeze(values: dict[str, Any]) -> tuple:
     return tuple(sorted((k, canonical_value(v)) for k, v in values.items()))
 
 
-def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff) -> RewardReport:
-    """Compare an episode's diff from its start state with the gold diff.
+def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff, communicate: list[str] | None = None,
+                   messages: list[str] | None = None) -> RewardReport:
+    """Compare an episode's diff from its start state with the gold diff, and its messages with the facts.
 
-    Returns reward 1.0 when every table matches under its columns' reward policies, else
-    0.0, with the mismatches and a per-table match fraction.
+    Returns reward 1.0 when every table matches under its columns' reward policies and every
+    ``communicate`` fact is in one of the agent's ``messages``, else 0.0, with the mismatches
+    and a per-table match fraction.
     """
     comparator = _Comparator(manifest, gold, actual)
     tables = set(gold.tables) | set(actual.tables)
@@ -217,4 +228,10 @@ def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff)
         created = next(t for t in ordered if gold.tables.get(t, TableDiff()).added)
         mismatches.append(Mismatch(table=created, row={}, reason="created rows do not reference each other as in the gold"))
         fractions[created] = 0.0
-    return RewardReport(reward=0.0 if mismatches else 1.0, mismatches=mismatches, table_match=fractions)
+    communication = None
+    if communicate:
+        communication = check_communication(communicate, messages or [], year=int(manifest.clock[:4]))
+        mismatches += [Mismatch(table=COMMUNICATE_TABLE, row={}, expected=fact, reason="not told to the user")
+                       for fact in communication.missing]
+    return RewardReport(reward=0.0 if mismatches else 1.0, mismatches=mismatches, table_match=fractions,
+                        communication=communication)

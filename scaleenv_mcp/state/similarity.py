@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["SEMANTIC_THRESHOLD", "has_same_hard_facts", "is_semantic_match", "text_similarity"]
+__all__ = ["SEMANTIC_THRESHOLD", "has_same_hard_facts", "is_semantic_match", "number_word", "text_similarity"]
 
 SEMANTIC_THRESHOLD = 0.5
 _STOP = frozenset("a an the and or but of to in on at for with by from as is are was were be been has have had it "
@@ -33,6 +33,11 @@ _NEGATION = re.compile(r"\bno\b(?!\.?\s*\d)|\b(?:not|never|none|nothing|nobody|n
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 TERSE_RECALL = 0.25
 _SUFFIXES = ("ing", "edly", "ed", "es", "s", "ly")
+
+
+def number_word(word: str) -> str | None:
+    """"twelve" -> "12", "twice" -> "2"; None for a word that is no number."""
+    return _NUMBERS.get(word)
 
 
 def _stem(token: str) -> str:

@@ -43,7 +43,7 @@ OPERATIONS = {  # every operation issue 3 asks for, as (method, path)
     ("POST", "/episodes"), ("GET", "/episodes"), ("GET", "/episodes/{id}"), ("DELETE", "/episodes/{id}"),
     ("POST", "/episodes/{id}/reset"), ("POST", "/episodes/{id}/snapshot"), ("POST", "/episodes/{id}/restore"),
     ("POST", "/episodes/{id}/fork"), ("GET", "/episodes/{id}/fingerprint"), ("GET", "/episodes/{id}/tables"),
-    ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/rewards"),
+    ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/episodes/{id}/reward"), ("POST", "/rewards"),
     ("GET", "/episodes/{id}/trace"), ("GET", "/domains"),
 }
 
@@ -399,7 +399,7 @@ async def test_idle_episodes_expire_and_free_their_slot(tmp_path: Path):
 
 
 # -- rewards --------------------------------------------------------------------------------------
-def _library_with_task(root: Path, gold: GoldSpec | None) -> Path:
+def _library_with_task(root: Path, gold: GoldSpec | None, communicate: list[str] | None = None) -> Path:
     domains = root / "domains"
     if not domains.exists():
         shutil.copytree(FIXTURE_DOMAINS / "tiny_library", domains / "tiny_library")
@@ -411,7 +411,7 @@ def _library_with_task(root: Path, gold: GoldSpec | None) -> Path:
                                                          "email": "grace@example.org", "status": "active",
                                                          "max_loans": 1})],
         actions=[TaskAction(tool="borrow_book", arguments={"member_id": "MEM-00004", "book_id": "BK-00001"})],
-        gold=gold)
+        gold=gold, communicate=communicate or [])
     (domains / "tiny_library" / "tasks.jsonl").write_text(task.to_line() + "\n")
     return domains
 
@@ -445,6 +445,25 @@ async def test_batched_rewards_score_each_episode_and_report_errors_per_episode(
         assert await control.reward(solved.id) == batch.rewards[solved.id]
         with pytest.raises(UsageError, match="no gold"):
             await control.reward(seed.id)
+
+
+async def test_communicate_facts_are_scored_on_the_messages_posted_with_the_reward(tmp_path: Path):
+    domains = _library_with_task(tmp_path, gold=None)
+    async with Host.running(_settings(tmp_path), [domains]) as host:
+        episode = await host.create_episode("tiny_library", "lend-grace")
+        await host.registry.call(episode.id, "borrow_book", {"member_id": "MEM-00004", "book_id": "BK-00001"})
+        gold = GoldSpec(diff=await host.registry.diff(episode.id), fingerprint=await host.registry.fingerprint(episode.id))
+    _library_with_task(tmp_path, gold=gold, communicate=["2026-03-24"])  # the due date the agent must tell
+
+    async with _running(_settings(tmp_path), [domains]) as (_, _, control):
+        [told] = await control.create_episodes("tiny_library", "lend-grace")
+        await _call(told.agent_url, "borrow_book", member_id="MEM-00004", book_id="BK-00001")
+        report = await control.reward(told.id, ["Done! Please bring it back by March 24th."])
+        assert report.reward == 1.0 and report.communication.found == ["2026-03-24"]
+        wrong = await control.reward(told.id, ["Done! Please bring it back by March 25th."])
+        assert wrong.reward == 0.0 and [(m.table, m.expected) for m in wrong.mismatches] == [("(communicate)", "2026-03-24")]
+        silent = await control.reward(told.id)  # no messages: nothing was told
+        assert silent.reward == 0.0 and silent.communication.missing == ["2026-03-24"]
 
 
 async def test_seed_episodes_have_no_gold_in_a_batch_without_failing_it(control: ControlClient):
@@ -512,7 +531,7 @@ async def test_openapi_document_is_valid_and_complete(listeners: Listeners):
             assert all("description" in r for r in op["responses"].values())
             declared = [p["name"] for p in op.get("parameters", []) if p["in"] == "path"]
             assert declared == (["id"] if "{id}" in path else []), (method, path)
-            if method in ("post",) and path in ("/episodes", "/rewards", "/episodes/{id}/restore"):
+            if method in ("post",) and path in ("/episodes", "/rewards", "/episodes/{id}/restore", "/episodes/{id}/reward"):
                 assert "requestBody" in op, path
     schemas = doc["components"]["schemas"]
     for schema in schemas.values():

@@ -1,0 +1,106 @@
+"""Did the agent tell the user what it had to? The evaluator of a task's ``communicate`` facts.
+
+The state evaluator (``reward.compute_reward``) cannot see an information task's answer: the
+agent says it. Each fact (a value the gold reads: "2026-05-14", "Dr Ana Ruiz", "USD 12.50") is
+found when one agent message holds every one of its normalised tokens, so the wording around
+it is free but the value is hard:
+
+- numbers compare as numbers: "1,250" is 1250, "12.50" is 12.5, "twelve" is 12; a number is
+  one token, so 12.5 is not found in "125";
+- dates compare as dates: "2026-05-14", "14 May 2026", "May 14th, 2026", "14/05/2026" and (when
+  the fact's year is the message's) "May 14" are one token, 2026-05-14;
+- currency signs and codes are dropped around amounts ("$12.50", "12.50 USD" -> 12.5);
+- words are lower-cased; stop words and punctuation do not count.
+
+Deterministic and offline; no model is asked. Pinned by tests/unit/state/test_communicate.py.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from scaleenv_mcp.state.similarity import number_word
+
+__all__ = ["CommunicationReport", "check_communication", "fact_tokens"]
+
+_MONTHS = {name: index for index, names in enumerate(
+    ["jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july", "aug august",
+     "sep sept september", "oct october", "nov november", "dec december"], start=1) for name in names.split()}
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_DATE_PATTERNS = [
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), ("y", "m", "d")),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH}\.?,? (\d{{4}})\b"), ("d", "M", "y")),
+    (re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b"), ("M", "d", "y")),
+    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b"), ("d", "m", "y")),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH}\b"), ("d", "M")),
+    (re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?\b"), ("M", "d")),
+]
+_STOP = frozenset("a an the and or of to in on at for is are was be it its this that your my our their dr mr mrs ms "
+                  "usd eur gbp".split())
+_CURRENCY = re.compile(r"[$€£]")
+
+
+class CommunicationReport(BaseModel):
+    """Which facts the agent's messages told the user."""
+
+    found: list[str] = Field(default_factory=list, description="Facts some agent message states.")
+    missing: list[str] = Field(default_factory=list, description="Facts no agent message states.")
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+
+def _iso(parts: dict[str, str], year: int) -> str | None:
+    try:
+        month = int(parts["m"]) if "m" in parts else _MONTHS[parts["M"][:3] if parts["M"][:4] != "sept" else "sep"]
+        return date(int(parts.get("y", year)), month, int(parts["d"])).isoformat()
+    except (KeyError, ValueError):
+        return None
+
+
+def _dates(text: str, year: int) -> tuple[str, list[str]]:
+    """Replace dates by placeholders; return the text and the ISO dates in order."""
+    found: list[str] = []
+
+    def replace(match: re.Match[str], fields: tuple[str, ...]) -> str:
+        iso = _iso(dict(zip(fields, match.groups())), year)
+        if iso is None:
+            return match.group(0)
+        found.append(iso)
+        return f" \x00{len(found) - 1}\x00 "
+
+    for pattern, fields in _DATE_PATTERNS:
+        text = pattern.sub(lambda m, f=fields: replace(m, f), text)
+    return text, found
+
+
+def fact_tokens(text: str, year: int) -> list[str]:
+    """Normalised tokens: ISO dates, numbers as numbers, lower-case words; stop words dropped."""
+    text, dates = _dates(_CURRENCY.sub(" ", text.lower().replace("’", "'")), year)
+    tokens = []
+    for raw in re.findall(r"\x00\d+\x00|\d[\d,]*(?:\.\d+)?|[a-z]+", text):
+        if raw.startswith("\x00"):
+            tokens.append(dates[int(raw.strip("\x00"))])
+        elif raw[0].isdigit():
+            value = raw.replace(",", "")
+            tokens.append(value.rstrip("0").rstrip(".") if "." in value else str(int(value)))
+        elif raw not in _STOP:
+            tokens.append(number_word(raw) or raw)
+    return tokens
+
+
+def check_communication(facts: list[str], messages: list[str], year: int) -> CommunicationReport:
+    """Each fact is found when one message holds all of its tokens.
+
+    ``year`` completes dates said without one ("May 14"): the year of the episode's clock.
+    """
+    said = [set(fact_tokens(message, year)) for message in messages]
+    report = CommunicationReport()
+    for fact in facts:
+        wanted = set(fact_tokens(fact, year))
+        (report.found if wanted and any(wanted <= tokens for tokens in said) else report.missing).append(fact)
+    return report

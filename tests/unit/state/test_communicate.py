@@ -1,0 +1,50 @@
+"""The communicate evaluator: values are hard, wording is free."""
+
+from __future__ import annotations
+
+import pytest
+
+from scaleenv_mcp.state.communicate import check_communication, fact_tokens
+
+
+@pytest.mark.parametrize(("fact", "message"), [
+    ("2026-05-14", "Your appointment is on 14 May 2026 at 10:00."),
+    ("2026-05-14", "It's booked for May 14th, 2026."),
+    ("2026-05-14", "You're seeing her on May 14."),
+    ("2026-05-14", "Date: 14/05/2026"),
+    ("USD 12.50", "The refund is $12.50."),
+    ("1250", "That comes to 1,250 in total."),
+    ("3 parcels", "There are three parcels in that shipment."),
+    ("Dr Ana Ruiz", "Your clinician is Ana Ruiz."),
+    ("DS-101", "The course code is ds-101."),
+])
+def test_a_fact_said_in_other_words_is_found(fact: str, message: str):
+    assert check_communication([fact], ["Hello.", message], year=2026).complete
+
+
+@pytest.mark.parametrize(("fact", "message"), [
+    ("2026-05-14", "Your appointment is on 15 May 2026."),
+    ("2026-05-14", "It was on May 14, 2025."),
+    ("USD 12.50", "The refund is $125."),
+    ("USD 12.50", "The refund is $12.05."),
+    ("3 parcels", "There are 4 parcels."),
+    ("Dr Ana Ruiz", "Your clinician is Ana Ortiz."),
+])
+def test_a_changed_value_is_missing(fact: str, message: str):
+    report = check_communication([fact], [message], year=2026)
+    assert report.missing == [fact] and report.found == []
+
+
+def test_every_fact_must_be_in_one_message_of_its_own_tokens():
+    report = check_communication(["Ana Ruiz", "2026-05-14"], ["Ana is booked.", "Ruiz, May 14."], year=2026)
+    assert report.found == ["2026-05-14"] and report.missing == ["Ana Ruiz"]
+
+
+def test_nothing_said_finds_nothing():
+    report = check_communication(["42"], [], year=2026)
+    assert not report.complete
+
+
+def test_tokens_normalise_dates_numbers_and_currency():
+    assert fact_tokens("Paid $1,200.50 on 3 March 2026, twelve items", 2026) == [
+        "paid", "1200.5", "2026-03-03", "12", "items"]

@@ -8,11 +8,13 @@ openings, splits, expansion sizes and patched start states. Read-only: it never 
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
+from verifier.realism import RealismReport, realism_report
 
 __all__ = ["DiversityReport", "diversity_report"]
 
@@ -38,9 +40,12 @@ class DiversityReport(BaseModel):
     mean_complexity: float
     chains: dict[str, int] = Field(default_factory=dict, description="Chains per task (C1..Cn) -> tasks.")
     patched_tasks: int = Field(default=0, description="Tasks whose start state synthesis patched so a tool of H answers.")
+    realism: RealismReport | None = Field(default=None, description="What a careful reader checks (verifier.realism).")
 
 
-def diversity_report(manifest: DomainManifest, tasks: list[Task]) -> DiversityReport:
+def diversity_report(manifest: DomainManifest, tasks: list[Task],
+                     seed: dict[str, list[dict[str, Any]]] | None = None) -> DiversityReport:
+    """Diversity counts; with the package's ``seed``, also the realism counts."""
     sequences = {tuple(a.tool for a in t.actions) for t in tasks}
     used = {a.tool for t in tasks for a in t.actions}
     names = sorted(t.name for t in manifest.tools)
@@ -59,4 +64,5 @@ def diversity_report(manifest: DomainManifest, tasks: list[Task]) -> DiversityRe
         mean_expanded_size=round(sum(t.meta.expanded_size for t in tasks) / count, 3),
         mean_complexity=round(sum(t.meta.complexity for t in tasks) / count, 4),
         chains={str(k): v for k, v in sorted(Counter(len(t.meta.chains) or 1 for t in tasks).items())},
-        patched_tasks=sum(1 for t in tasks if t.meta.patched_tools))
+        patched_tasks=sum(1 for t in tasks if t.meta.patched_tools),
+        realism=realism_report(manifest, tasks, seed) if seed is not None else None)

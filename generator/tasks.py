@@ -115,7 +115,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                     return index, built, None
                 stage_tasks(host, package.slug, [built])
                 try:
-                    verdict = await verify_task(built, transport, package.manifest, None)
+                    verdict = await verify_task(built, transport, package.manifest, None, package.seed)
                 except (EnvironmentFaultError, BaseExceptionGroup) as error:
                     # A tool that crashes on a perturbed replay is a domain bug to report, not a
                     # reason to stop: the candidate is rejected (deterministically) and named.

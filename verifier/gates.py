@@ -4,6 +4,9 @@
 - ``gold_replay``: the reference actions all succeed and score reward 1.
 - ``gold_fingerprint``: and reach exactly the recorded gold end state.
 - ``grounding``: every argument is obtainable from the user's facts or an earlier result.
+- ``realism``: one principal acts in every gold write (the persona, when the task names one),
+  the user's words name no internal id (persona tasks), every communicate fact is in a gold
+  result (``verifier.realism``).
 - ``do_nothing``: an agent that does nothing scores 0 (also catches a goal already met).
 - ``distractor``: the actions aimed at a distractor row score 0 or are refused.
 - ``argument``: each argument of each state-changing action changed scores 0 or is refused.
@@ -15,6 +18,7 @@ The variant gates run only when the gold replay passed; they would say nothing o
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -23,12 +27,13 @@ from scaleenv_mcp.domain.task import Task
 
 from verifier.grounding import check_grounding
 from verifier.perturb import argument_variants, distractor_variants
+from verifier.realism import task_problems
 from verifier.replay import ReplayOutcome, Transport, replay_actions
 
 __all__ = ["GATES", "GateResult", "TaskVerdict", "verify_task"]
 
-GATES = ("package_hash", "gold_replay", "gold_fingerprint", "grounding", "do_nothing", "distractor", "argument",
-         "determinism")
+GATES = ("package_hash", "gold_replay", "gold_fingerprint", "grounding", "realism", "do_nothing", "distractor",
+         "argument", "determinism")
 
 
 class GateResult(BaseModel):
@@ -59,8 +64,13 @@ def _rejected(outcome: ReplayOutcome) -> bool:
     return outcome.errors > 0 or outcome.reward is None or outcome.reward.reward == 0.0
 
 
-async def verify_task(task: Task, transport: Transport, manifest: DomainManifest, package_hash: str | None) -> TaskVerdict:
-    """Run every per-task gate; ``package_hash`` None skips the stamp check (synthesis, before stamping)."""
+async def verify_task(task: Task, transport: Transport, manifest: DomainManifest, package_hash: str | None,
+                      seed: dict[str, list[dict[str, Any]]] | None = None) -> TaskVerdict:
+    """Run every per-task gate; ``package_hash`` None skips the stamp check (synthesis, before stamping).
+
+    ``seed`` (the package's seed rows) lets the realism gate find internal ids of the seed in a
+    persona task's user text; without it only the task's own setup rows are searched.
+    """
     started = time.perf_counter()
     verdict = TaskVerdict(task_id=task.id, passed=True)
     if package_hash is not None:
@@ -83,6 +93,8 @@ async def verify_task(task: Task, transport: Transport, manifest: DomainManifest
                     f"replay reached {(gold.fingerprint or '')[:12]}, gold says {task.gold.fingerprint[:12]}")
         problems = check_grounding(task, gold.results)
         verdict.add("grounding", not problems, "; ".join(problems[:3]))
+        problems = task_problems(task, manifest, seed, [r.result for r in gold.results])
+        verdict.add("realism", not problems, "; ".join(problems[:3]))
         if not ok:
             verdict.seconds = round(time.perf_counter() - started, 3)
             return verdict

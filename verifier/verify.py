@@ -119,7 +119,7 @@ async def verify_tasks(package: DomainPackage, tasks: list[Task], transport: Tra
         async with gate:
             try:
                 verdict = await verify_task(task, transport, package.manifest,
-                                            package.content_hash if check_stamp else None)
+                                            package.content_hash if check_stamp else None, package.seed)
             except HarnessError as error:
                 verdict = TaskVerdict(task_id=task.id, passed=False)
                 verdict.add("environment", False, f"{error.code}: {error.message}")

@@ -69,7 +69,8 @@ def report(
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:
-    """Diversity of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings."""
+    """Diversity and realism of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings,
+    internal ids in the user's words, principals acting, one-call tasks, gold length, reads."""
     from scaleenv_mcp.cli.output import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
@@ -83,7 +84,7 @@ def report(
         loaded = load_tasks(tasks) if tasks else list(package.tasks.values())
     except ScaleEnvError as error:
         fail(error)
-    result = diversity_report(package.manifest, loaded)
+    result = diversity_report(package.manifest, loaded, package.seed)
     if json_output:
         print_json(result)
         return
@@ -98,3 +99,10 @@ def report(
     console.print("difficulty: " + ", ".join(f"{k}: {v}" for k, v in result.difficulty.items()), highlight=False)
     if result.unused_tools:
         console.print("unused tools: " + ", ".join(result.unused_tools), highlight=False)
+    if result.realism is not None:
+        real = result.realism
+        console.print(f"realism: internal ids in the user's words {real.user_text_with_internal_ids}/{real.tasks} "
+                      f"(openings {real.openings_with_internal_ids}); one principal acting {real.single_principal}; "
+                      f"one call with every argument stated {real.one_call_all_stated}; mean gold length "
+                      f"{real.mean_gold_length}; no read {real.without_read}; information {real.information_tasks}, "
+                      f"refusal {real.refusal_tasks}", highlight=False)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from scaleenv_mcp.state.diff import StateDiff
 
-__all__ = ["GoldSpec", "RowOp", "Task", "TaskAction", "TaskMeta", "UserSpec", "VerifiedRecord"]
+__all__ = ["GoldSpec", "PersonaRef", "RowOp", "Task", "TaskAction", "TaskMeta", "UserSpec", "VerifiedRecord"]
 
 
 class _Model(BaseModel):
@@ -86,6 +86,13 @@ class VerifiedRecord(_Model):
     result: Literal["pass", "fail"] = Field(description="Outcome of the verification gates.")
 
 
+class PersonaRef(_Model):
+    """Who the simulated user is: a principal of the domain. Every gold write acts as this person."""
+
+    kind: str = Field(description="Principal kind from the manifest (customer, patient, seller...).")
+    id: str = Field(description="The principal's key (internal: for the verifier, never told to the user).")
+
+
 class Task(_Model):
     id: str = Field(description="Stable task id, unique within its domain.")
     domain: str = Field(description="Domain slug.")
@@ -96,8 +103,14 @@ class Task(_Model):
     actions: list[TaskAction] = Field(description="The reference solution, in order.")
     gold: GoldSpec | None = Field(default=None, description="Gold diff and fingerprint (set by synthesis).")
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
+    persona: PersonaRef | None = Field(
+        default=None, description="The principal the user is. When set, the verifier holds the task to it: every gold "
+        "write acts as this principal and the user's words name no internal id. Omitted from the line when None.")
     meta: TaskMeta = Field(default_factory=TaskMeta)
     verified: VerifiedRecord | None = Field(default=None)
 
     def to_line(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = self.model_dump(mode="json")
+        if data["persona"] is None:  # tasks without a persona keep their bytes (and their hashes)
+            del data["persona"]
+        return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

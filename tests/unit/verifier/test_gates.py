@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scaleenv_mcp.domain.task import Task, TaskAction
+from scaleenv_mcp.domain.task import PersonaRef, Task, TaskAction
 from scaleenv_mcp.state.diff import StateDiff
 from verifier.perturb import changed_value
 from verifier.verify import VerifyReport, verify_domain
@@ -29,7 +29,7 @@ async def test_synthesised_tasks_pass_every_gate(synthesized):
     report = await verify_domain(package, transport="memory", workers=1)
     assert (report.passed, report.failed, report.environment_errors) == (len(tasks), 0, 0)
     gates = {g.gate for v in report.verdicts for g in v.gates}
-    assert gates == {"package_hash", "gold_replay", "gold_fingerprint", "grounding", "do_nothing", "distractor",
+    assert gates == {"package_hash", "gold_replay", "gold_fingerprint", "grounding", "realism", "do_nothing", "distractor",
                      "argument", "determinism"}
     assert all(v.reward == 1.0 for v in report.verdicts)
 
@@ -118,3 +118,21 @@ async def test_determinism_gate_reports_a_different_end_state(synthesized):
     found = verify_determinism(package, tasks[:2], expected)
     assert found[tasks[0].id] is None
     assert "replay reached" in (found[tasks[1].id] or "")
+
+
+async def test_verify_rejects_tasks_a_careful_person_would_not_accept_naming_task_and_reason(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    task = next(t for t in tasks if any(a.tool == "borrow_book" for a in t.actions))
+    member = next(a.arguments["member_id"] for a in task.actions if a.tool == "borrow_book")
+    # an internal id in what the user is told, and a persona that is no principal of the domain
+    named = task.model_copy(deep=True, update={"id": "named-id", "persona": PersonaRef(kind="member", id=member)})
+    named.user.opening = f"Hi, I am member {member}."
+    # a fact to tell that the gold never reads
+    untold = task.model_copy(deep=True, update={"id": "untold", "communicate": ["the library closes at 19:30"]})
+    report = await verify_domain(package, _write([named, untold], tmp_path / "t.jsonl"), workers=1, determinism=False)
+    named_realism = next(g for g in _verdict(report, "named-id").gates if g.gate == "realism")
+    assert not named_realism.passed
+    assert f"opening names {member} (members.member_id)" in named_realism.detail
+    assert "persona kind 'member' is not a principal of tiny_library" in named_realism.detail
+    untold_realism = next(g for g in _verdict(report, "untold").gates if g.gate == "realism")
+    assert not untold_realism.passed and "'the library closes at 19:30' is in no result the gold reads" in untold_realism.detail

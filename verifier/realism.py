@@ -1,0 +1,147 @@
+"""Would a careful person accept these tasks? The measures of issue "Tasks a real person would bring".
+
+Read-only, like ``generator.diversity``: it reads the tasks, the manifest and the seed and never
+runs a tool. Two uses:
+
+- ``realism_report`` counts, per domain, what a reviewer of agent benchmarks looks at first:
+  internal ids in what the simulated user is told, gold writes that act for more than one
+  principal, one-call tasks with every argument stated, gold length, tasks without a read,
+  information and refusal tasks (``scaleenv tasks report``);
+- ``task_problems`` names, for one task, what makes it unacceptable: gold writes acting for
+  two people, and for a task with a persona, an internal id in the user's words or a gold
+  write that acts for someone other than the persona; a ``communicate`` fact no gold result
+  holds. ``scaleenv verify`` (and synthesis) reject such a task with its id and the reason:
+  the ``realism`` gate.
+
+An internal id is a value of a key or reference column that is not user-visible (the
+manifest's ``user_visible``); a domain that declares none has every key column internal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.state.communicate import fact_tokens
+
+__all__ = ["RealismReport", "internal_ids", "realism_report", "task_problems"]
+
+_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+class RealismReport(BaseModel):
+    domain: str
+    tasks: int
+    user_text_with_internal_ids: int = Field(description="Tasks whose opening, goal or facts name an internal id.")
+    openings_with_internal_ids: int
+    single_principal: int = Field(description="Tasks whose gold writes all act for one principal (or none acts).")
+    one_call_all_stated: int = Field(description="One-action tasks whose every argument the user states up front.")
+    mean_gold_length: float
+    without_read: int = Field(description="Tasks whose gold has no read-only call.")
+    information_tasks: int = Field(description="Tasks with communicate facts and no gold write.")
+    refusal_tasks: int = Field(description="Tasks whose gold is no change (a policy says no).")
+    with_communicate: int
+
+
+def internal_ids(manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
+    """Values of key and reference columns no person would know -> "table.column"."""
+    found: dict[str, str] = {}
+    for table in manifest.tables:
+        keyed = set(table.primary_key) | {c for key in table.foreign_keys for c in key.columns}
+        hidden = [c.name for c in table.columns if c.name in keyed and not c.user_visible and c.type == "TEXT"]
+        for row in rows.get(table.name, []):
+            for column in hidden:
+                value = row.get(column)
+                if isinstance(value, str) and value:
+                    found.setdefault(value, f"{table.name}.{column}")
+    return found
+
+
+def _rows(seed: dict[str, list[dict[str, Any]]], task: Task) -> dict[str, list[dict[str, Any]]]:
+    inserted: dict[str, list[dict[str, Any]]] = {}
+    for op in task.setup:
+        if op.op == "insert" and op.row:
+            inserted.setdefault(op.table, []).append(op.row)
+    return {name: [*seed.get(name, []), *inserted.get(name, [])] for name in {*seed, *inserted}}
+
+
+def _user_texts(task: Task) -> dict[str, str]:
+    texts = {"opening": task.user.opening, "instruction": task.user.instruction}
+    for kind, facts in (("known", task.user.known), ("withheld", task.user.withheld)):
+        for key, value in facts.items():
+            texts[f"{kind}.{key}"] = value if isinstance(value, str) else json.dumps(value)
+    return texts
+
+
+def _named_ids(texts: dict[str, str], hidden: dict[str, str]) -> list[str]:
+    return [f"{where} names {token} ({hidden[token]})" for where, text in texts.items()
+            for token in dict.fromkeys(_TOKEN.findall(text)) if token in hidden]
+
+
+def _acting(task: Task, manifest: DomainManifest) -> list[tuple[int, Any]]:
+    tools = {t.name: t for t in manifest.tools}
+    out = []
+    for index, action in enumerate(task.actions):
+        tool = tools.get(action.tool)
+        if tool is not None and tool.is_writing and tool.acting is not None:
+            out.append((index, action.arguments.get(tool.acting.argument)))
+    return out
+
+
+def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dict[str, Any]]] | None = None,
+                  gold_results: list[dict[str, Any] | None] | None = None) -> list[str]:
+    """Why a careful person would reject this task; empty when nothing is wrong.
+
+    Every task: its gold writes act for one principal. A task with a persona: they act for the
+    persona, and the user's words name no internal id (of the seed, when given, or the setup).
+    ``gold_results`` (the gold replay's results) enable the communicate check.
+    """
+    problems: list[str] = []
+    acting = _acting(task, manifest)
+    principals = {who for _, who in acting}
+    if len(principals) > 1:
+        problems.append(f"gold writes act for {len(principals)} different principals: {sorted(map(str, principals))}")
+    if task.persona is not None:
+        if task.persona.kind not in {p.kind for p in manifest.principals}:
+            problems.append(f"persona kind {task.persona.kind!r} is not a principal of {manifest.slug}")
+        problems += [f"action {i} {task.actions[i].tool} acts for {who}, not for the persona {task.persona.id}"
+                     for i, who in acting if who != task.persona.id]
+        problems += _named_ids(_user_texts(task), internal_ids(manifest, _rows(seed or {}, task)))
+    if gold_results is not None and task.communicate:
+        year = int(manifest.clock[:4])
+        said = [set(fact_tokens(json.dumps(r, ensure_ascii=False), year)) for r in gold_results if r is not None]
+        for fact in task.communicate:
+            wanted = set(fact_tokens(fact, year))
+            if not any(wanted <= tokens for tokens in said):
+                problems.append(f"communicate fact {fact!r} is in no result the gold reads")
+    return problems
+
+
+def realism_report(manifest: DomainManifest, tasks: list[Task], seed: dict[str, list[dict[str, Any]]]) -> RealismReport:
+    writing = {t.name for t in manifest.tools if t.is_writing}
+    stated = 0
+    with_ids = openings = single = 0
+    for task in tasks:
+        hidden = internal_ids(manifest, _rows(seed, task))
+        named = _named_ids(_user_texts(task), hidden)
+        with_ids += bool(named)
+        openings += any(n.startswith("opening ") for n in named)
+        single += len({who for _, who in _acting(task, manifest)}) <= 1
+        if len(task.actions) == 1:
+            facts = {json.dumps(v, sort_keys=True) for v in task.user.known.values()}
+            stated += all(json.dumps(v, sort_keys=True) in facts for v in task.actions[0].arguments.values())
+    count = len(tasks) or 1
+    return RealismReport(
+        domain=manifest.slug, tasks=len(tasks), user_text_with_internal_ids=with_ids, openings_with_internal_ids=openings,
+        single_principal=single, one_call_all_stated=stated,
+        mean_gold_length=round(sum(len(t.actions) for t in tasks) / count, 3),
+        without_read=sum(1 for t in tasks if all(a.tool in writing for a in t.actions)),
+        information_tasks=sum(1 for t in tasks if t.communicate and not any(a.tool in writing for a in t.actions)),
+        refusal_tasks=sum(1 for t in tasks if t.gold is not None and t.gold.diff.is_empty and not t.communicate),
+        with_communicate=sum(1 for t in tasks if t.communicate),
+    )

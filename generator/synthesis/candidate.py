@@ -33,7 +33,7 @@ from generator.synthesis.expansion import ExpansionResult, complexity, expand_to
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
-from generator.synthesis.templates import build_user, person_profile
+from generator.synthesis.templates import acting_profile, build_user, person_profile
 from generator.synthesis.world import Neighborhood, World
 
 __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
@@ -263,7 +263,8 @@ class CandidateFactory:
         distractors = sum(1 for op in state.setup if op.distractor)
         difficulty = difficulty_of(len(run.actions), len(chains), distractors)
         user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng,
-                          profile=person_profile(state.world, run.facts.values))
+                          profile=acting_profile(state.world, self.manifest, run.actions)
+                          or person_profile(state.world, run.facts.values))
         return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty, user=user,
                     setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
                     meta=TaskMeta(seed_chain=first.tools, chains=[c.tools for c in chains],

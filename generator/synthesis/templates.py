@@ -14,12 +14,12 @@ import re
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import UserSpec
+from scaleenv_mcp.domain.task import TaskAction, UserSpec
 
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
 
-__all__ = ["build_user", "goal_phrase", "person_profile"]
+__all__ = ["acting_profile", "build_user", "goal_phrase", "person_profile"]
 
 _NAME_COLUMNS = ("full_name", "name", "display_name")
 _CONTACT_COLUMNS = ("email", "phone")
@@ -82,6 +82,23 @@ def person_profile(world: World, facts: dict[str, Any]) -> str | None:
                 person = _person(found) if found else None
                 if person:
                     return person
+    return None
+
+
+def acting_profile(world: World, manifest: DomainManifest, actions: list[TaskAction]) -> str | None:
+    """The person the task's first acting call acts for, as ``person_profile`` writes one: the user
+    is the principal the tools act for, not whoever else the facts happen to name."""
+    tools = {t.name: t for t in manifest.tools}
+    for action in actions:
+        tool = tools.get(action.tool)
+        if tool is None or tool.acting is None:
+            continue
+        who = action.arguments.get(tool.acting.argument)
+        for kind in tool.acting.kinds:
+            principal = manifest.principal(kind)
+            row = world.row(principal.table, who)
+            if row is not None:
+                return _person(row)
     return None
 
 

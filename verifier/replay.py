@@ -183,7 +183,7 @@ class HttpTransport:
 async def replay_actions(session: ReplaySession, manifest: DomainManifest, task: Task, actions: list[TaskAction],
                          *, reset: bool = True, fingerprint: bool = False,
                          stop_on_refusal: bool = False) -> ReplayOutcome:
-    """Reset, call every action in order, score the end state against the task's gold.
+    """Reset, call every action in order, score the end state (and the task's facts) against the gold.
 
     A refused call does not stop the replay unless ``stop_on_refusal`` (for wrong variants,
     which count as rejected at the first refusal: no need to diff the state then).
@@ -196,6 +196,9 @@ async def replay_actions(session: ReplaySession, manifest: DomainManifest, task:
         if stop_on_refusal and not results[-1].ok:
             return ReplayOutcome(results=results, errors=1)
     gold = task.gold.diff if task.gold is not None else StateDiff()
-    reward = compute_reward(manifest, gold, await session.diff())
+    # The replayed agent tells the task's facts when it made calls to learn them; one that makes
+    # no call knows nothing, so an information task's do-nothing replay scores 0.
+    told = list(task.communicate) if actions else []
+    reward = compute_reward(manifest, gold, await session.diff(), task.communicate, told)
     return ReplayOutcome(results=results, errors=sum(1 for r in results if not r.ok), reward=reward,
                          fingerprint=await session.fingerprint() if fingerprint else None)

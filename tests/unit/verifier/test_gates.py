@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from scaleenv_mcp.domain.task import PersonaRef, Task, TaskAction
+from scaleenv_mcp.domain.task import GoldSpec, PersonaRef, Task, TaskAction, TaskMeta, UserSpec
 from scaleenv_mcp.state.diff import StateDiff
 from verifier.perturb import changed_value
 from verifier.verify import VerifyReport, verify_domain
@@ -136,3 +136,27 @@ async def test_verify_rejects_tasks_a_careful_person_would_not_accept_naming_tas
     assert "persona kind 'member' is not a principal of tiny_library" in named_realism.detail
     untold_realism = next(g for g in _verdict(report, "untold").gates if g.gate == "realism")
     assert not untold_realism.passed and "'the library closes at 19:30' is in no result the gold reads" in untold_realism.detail
+
+
+async def test_an_information_task_passes_when_its_fact_is_read_and_doing_nothing_tells_nothing(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    question = Task(
+        id="how-many-loans", domain="tiny_library", difficulty="easy",
+        user=UserSpec(opening="How many books may I borrow at once? My member number is MEM-00002.",
+                      instruction="You are Alan Turing. Ask how many books you may borrow at once.",
+                      known={"member_id": "MEM-00002"}),
+        actions=[TaskAction(tool="get_member", arguments={"member_id": "MEM-00002"})],
+        gold=GoldSpec(diff=StateDiff(), fingerprint="0" * 64), verified=tasks[0].verified,
+        communicate=["3"],  # the value the agent must tell (members.max_loans)
+        meta=TaskMeta(grounding=[{"action": 0, "argument": "member_id", "source": "user", "fact": "member_id"}]))
+    first = await verify_domain(package, _write([question], tmp_path / "t.jsonl"), workers=1, determinism=False)
+    assert question.gold is not None
+    question.gold.fingerprint = _verdict(first, "how-many-loans").fingerprint or ""  # the start state: nothing changes
+    report = await verify_domain(package, _write([question], tmp_path / "t.jsonl"), workers=1, determinism=False)
+    verdict = _verdict(report, "how-many-loans")
+    assert verdict.passed, [(g.gate, g.detail) for g in verdict.gates if not g.passed]
+    assert {g.gate for g in verdict.gates} >= {"gold_replay", "grounding", "realism", "do_nothing"}
+
+    wrong = question.model_copy(deep=True, update={"communicate": ["4"]})  # not what the gold reads
+    report = await verify_domain(package, _write([wrong], tmp_path / "w.jsonl"), workers=1, determinism=False)
+    assert _verdict(report, "how-many-loans").failed_gates == ["realism"]

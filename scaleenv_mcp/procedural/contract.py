@@ -4,7 +4,8 @@ A domain opts in by declaring ``principals`` in its manifest (every shipped doma
 From then on ``scaleenv validate`` holds it to the contract of docs/authoring-domains.md:
 
 - every writing tool names its acting principal (``acting``) and a one-line ``permission``
-  rule, declares ``permission_denied`` and has a case in which a wrong principal gets it;
+  rule, declares ``permission_denied`` and has a case in which a wrong principal gets it (a
+  read that acts for someone declares it when it has another party to refuse);
 - every principal kind has an identification path on natural keys: a read-only tool whose
   key arguments are user-visible columns, with a success case that uses no internal id;
 - no internal id is user-visible: a principal's key is not, and neither is a column that
@@ -61,10 +62,10 @@ def _acting_findings(manifest: DomainManifest, cases: list[ToolCase]) -> list[Fi
             findings.append(_finding("writes state but names no acting principal (acting)", tool.name))
         if tool.is_writing and not tool.permission:
             findings.append(_finding("writes state but has no permission rule (permission)", tool.name))
-        if tool.acting is None:
-            continue
+        if tool.acting is None or not tool.is_writing:
+            continue  # a read for someone may have no other party to refuse (my own loans)
         if not any(e.code == PERMISSION_DENIED for e in tool.raises):
-            findings.append(_finding("takes an acting principal but declares no permission_denied error", tool.name))
+            findings.append(_finding("acts for someone but declares no permission_denied error", tool.name))
         if not any(c.tool == tool.name and _is_permission_case(c) for c in cases):
             findings.append(_finding("no case in which a wrong principal gets permission_denied", tool.name,
                                      "tests.json"))

@@ -94,7 +94,7 @@ def test_an_acting_tool_needs_permission_denied_declared_and_a_wrong_principal_c
     manifest = _edited()
     manifest["tools"][1]["raises"] = [{"code": "not_found", "when": "no loan"}]
     reasons = {f.reason for f in _check(manifest, CASES[:1])[1]}
-    assert "takes an acting principal but declares no permission_denied error" in reasons
+    assert "acts for someone but declares no permission_denied error" in reasons
     assert "no case in which a wrong principal gets permission_denied" in reasons
 
 

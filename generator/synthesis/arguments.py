@@ -78,6 +78,7 @@ class ArgumentResolver:
         self.manifest = manifest
         self.world = world
         self.rng = rng
+        self.persona: Candidate | None = None  # once identified, every acting argument is this call's field
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
         self._fits = fits_cache if fits_cache is not None else {}  # shared: a pure function of its key
 
@@ -141,7 +142,9 @@ class ArgumentResolver:
         """
         schema = tool.input_schema["properties"][param]
         if tool.acting is not None and param == tool.acting.argument:
-            return self._acting_candidates(tool, param, near, chosen_rows, chosen)
+            if self.persona is not None:  # one person per task: the one the agent identified first
+                return [self.persona]
+            return self.acting_candidates(tool, param, near, chosen_rows, chosen)
         values: list[tuple[Any, str]] = []
         if chosen:
             values += [(v, param) for v in self.world.cooccurring(param, chosen)[:4]]
@@ -182,7 +185,7 @@ class ArgumentResolver:
             out = self._admissible(tool, param, [(v, param) for v in built])
         return out
 
-    def _acting_candidates(self, tool: ToolSpec, param: str, near: Neighborhood | None,
+    def acting_candidates(self, tool: ToolSpec, param: str, near: Neighborhood | None,
                            chosen_rows: list[dict[str, Any]], chosen: dict[str, Any] | None) -> list[Candidate]:
         """The acting principal: people tied to the rows of this call first (the order's buyer), then any.
 

@@ -24,8 +24,10 @@ from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskMeta
 from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 
+from verifier.paths import leaf_values
+
 from generator.graph import ToolGraphDocument
-from generator.synthesis.arguments import ArgumentResolver, Observation
+from generator.synthesis.arguments import ArgumentResolver, Candidate, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
 from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
@@ -90,6 +92,7 @@ class CandidateFactory:
         self.whole = complexity(chainable.number_of_nodes(), chainable.number_of_edges())
         self.bases: list[str] = []
         self.fits: dict[tuple[str, str, str], bool] = {}
+        self.actors: dict[int, Any] = {}  # candidate index -> the acting principal its end tool answered for
 
     async def start(self, copies: int) -> None:
         """Seed-state episodes the anchor probes fork from (one per worker, to spread the load)."""
@@ -115,13 +118,19 @@ class CandidateFactory:
         for row in rng.sample(rows, min(PROBES, len(rows))):
             near = self.world.neighborhood([(plan.anchor_table, row)])
             fork = await self.host.registry.fork(base)
+            used: dict[str, Any] = {}
             try:
                 async def call(tool: str, arguments: dict[str, Any]) -> Any:
+                    used.clear()
+                    used.update(arguments)
                     return await self.host.registry.call(fork.id, tool, arguments)
 
                 link = LinkSpec(tool=plan.links[plan.anchor_link].tool,
                                 pinned={plan.subject: self.world.key_of(plan.anchor_table, row)} if plan.subject else {})
                 if await run_tool(call, link, resolver, ChainRun(), near, rng, record=False):
+                    acting = link.tool.acting
+                    if acting is not None:
+                        self.actors[index] = used.get(acting.argument)
                     return plan.anchor_table, row
             finally:
                 await self.host.registry.close(fork.id)
@@ -186,8 +195,9 @@ class CandidateFactory:
             state = TaskState(self.host, self.slug, self.manifest, self.builder, world,
                               f"draft:{self.seed}:{index}:{attempt}", ops, used)
             await state.open()
+            persona = self.persona(plan, anchor, state.world, index, attempt, rng)
             try:
-                outcome = await self._grow(index, state, plan, anchor, later_length, rng)
+                outcome = await self._grow(index, state, plan, anchor, later_length, rng, persona)
             finally:
                 await state.close()
             if code is not None:
@@ -216,12 +226,67 @@ class CandidateFactory:
         goals.append((writing, {k: run.facts.values[k] for k in keys if k}))
         return True
 
+    def persona(self, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None, world: World, index: int,
+                attempt: int, rng: random.Random) -> tuple[str, Any] | None:
+        """Who the task is for, chosen before any chain runs: (principal kind, key), or None when no
+        tool of the chain acts for anyone. The person the end tool answered for in the anchor probe
+        comes first; later attempts take the next person tied to the anchor row."""
+        acting = [self.manifest.tool(t) for t in plan.tools]
+        acting = [t for t in acting if t.acting is not None and t.is_writing]
+        if not acting:
+            return None
+        tool = acting[-1]
+        assert tool.acting is not None
+        resolver = ArgumentResolver(self.manifest, world, random.Random(f"{self.slug}:{self.seed}:{index}:persona"),
+                                    self.fits)
+        near = world.neighborhood([anchor]) if anchor else None
+        people = [c.value for c in resolver.acting_candidates(tool, tool.acting.argument, near,
+                                                               [anchor[1]] if anchor else [], None)]
+        probed = self.actors.get(index)
+        people = ([probed] if probed is not None else []) + [p for p in people if p != probed]
+        if not people:
+            return None
+        who = people[min(attempt, len(people) - 1)]
+        for kind in tool.acting.kinds:
+            if world.row(self.manifest.principal(kind).table, who) is not None:
+                return kind, who
+        return None
+
+    async def _identify(self, state: TaskState, persona: tuple[str, Any], resolver: ArgumentResolver, run: ChainRun,
+                        rng: random.Random) -> bool:
+        """The gold starts the way the policy says a conversation does: identify the person by what
+        they know (their email; their name and date of birth). Every acting argument after it comes
+        from this call's result, so the agent cannot act for anyone it did not identify."""
+        kind, who = persona
+        principal = self.manifest.principal(kind)
+        row = state.world.row(principal.table, who)
+        if row is None:
+            return False
+        paths = [p for p in principal.identify if all(row.get(k) is not None for k in p.keys)]
+        for path in rng.sample(paths, len(paths)):
+            saved = run.checkpoint()
+            link = LinkSpec(tool=self.manifest.tool(path.tool), pinned={k: row[k] for k in path.keys}, only_pinned=True)
+            observation = await run_tool(state.call, link, resolver, run, None, rng, attempts=1)
+            found = [p for p, leaf, value in leaf_values(observation.result) if leaf == principal.key and value == who
+                     ] if observation is not None else []
+            if found:
+                resolver.persona = Candidate(who, "call", call=observation.index, path=found[0], rank=0)
+                # who they are is what the user says first, never a withheld detail
+                run.identity_facts = frozenset(g["fact"] for g in run.grounding[saved[2]:] if "fact" in g)
+                run.optional_facts -= run.identity_facts
+                return True
+            run.rollback(saved)  # a read: the episode is unchanged, only the record goes
+        return False
+
     async def _grow(self, index: int, state: TaskState, first: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
-                    later_length: int, rng: random.Random) -> Task | Rejection:
-        """C1, its expansion, then further chains while the gate accepts; the gold from the main episode."""
+                    later_length: int, rng: random.Random, persona: tuple[str, Any] | None = None) -> Task | Rejection:
+        """Identification of the persona, C1, its expansion, then further chains while the gate accepts;
+        the gold from the main episode."""
         resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
         run = ChainRun()
         goals: list[tuple[list[str], dict[str, Any]]] = []
+        if persona is not None and not await self._identify(state, persona, resolver, run, rng):
+            return Rejection("identification", f"no identification path found {persona[0]} {persona[1]}")
         if not await self._run_goal(state, first, anchor, resolver, run, rng, goals):
             return Rejection("chain_failed", f"{' -> '.join(first.tools)}; last refusal {run.last_error}")
         chains = [first]
@@ -264,7 +329,7 @@ class CandidateFactory:
         difficulty = difficulty_of(len(run.actions), len(chains), distractors)
         user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng,
                           profile=acting_profile(state.world, self.manifest, run.actions)
-                          or person_profile(state.world, run.facts.values))
+                          or person_profile(state.world, run.facts.values), identity=run.identity_facts)
         return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty, user=user,
                     setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
                     meta=TaskMeta(seed_chain=first.tools, chains=[c.tools for c in chains],

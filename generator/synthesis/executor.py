@@ -59,6 +59,7 @@ class ChainRun:
     grounding: list[dict[str, Any]] = field(default_factory=list)
     facts: FactBook = field(default_factory=FactBook)
     optional_facts: set[str] = field(default_factory=set)
+    identity_facts: frozenset[str] = frozenset()  # the persona's identification: said first, never withheld
     last_error: str = ""  # the last refusal, for the synthesis report
 
     def checkpoint(self) -> tuple[int, int, int, dict[str, Any], set[str]]:
@@ -79,6 +80,7 @@ class LinkSpec:
     feeds: set[str] = field(default_factory=set)  # parameters that must come from an earlier result
     next_params: set[str] = field(default_factory=set)  # fields the next link needs from this result
     pinned: dict[str, Any] = field(default_factory=dict)  # parameters fixed to one value (anchor probes)
+    only_pinned: bool = False  # no other argument, not even an optional one (an identification by natural keys)
     references: dict[str, tuple[int, tuple[str | int, ...]]] = field(default_factory=dict)  # param -> (chain step, path)
 
 
@@ -152,6 +154,8 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
         feasible = True
         for param in keys_first:
             needed = param in required or param in link.feeds or param in link.pinned or param in link.references
+            if link.only_pinned and param not in link.pinned:
+                continue
             if not needed and not switched.get(param, _include_optional(tool, param, attempt, near, rng, manifest)):
                 continue
             cands = resolver.from_results(tool, param, run.observations, near)

@@ -103,13 +103,15 @@ def acting_profile(world: World, manifest: DomainManifest, actions: list[TaskAct
 
 
 def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
-               optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None) -> UserSpec:
+               optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None,
+               identity: frozenset[str] = frozenset()) -> UserSpec:
     """Opening, simulator instruction, known and withheld facts for the (writing tools, their facts) goals.
 
-    ``profile`` (``person_profile``) is who the simulated user is, stated in the instruction only.
+    ``profile`` (``person_profile``) is who the simulated user is, stated in the instruction only;
+    ``identity`` are the facts that identify them (email; name and date of birth), never withheld.
     """
-    withheld_keys = {k for k in facts if k in optional}
-    spare = sorted(k for k in facts if k not in withheld_keys)
+    withheld_keys = {k for k in facts if k in optional and k not in identity}
+    spare = sorted(k for k in facts if k not in withheld_keys and k not in identity)
     if difficulty != "easy" and len(spare) > 2:
         withheld_keys.add(rng.choice(spare[1:]))
     known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}

@@ -1,0 +1,59 @@
+"""Synthesis for a domain that acts for someone: one persona per task, identified first."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import anyio
+import pytest
+
+from generator.tasks import synthesize_tasks
+from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.domain.task import Task
+from verifier.realism import task_problems
+from verifier.verify import load_tasks, verify_domain
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "acting_domains" / "lending_desk"
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Task]]:
+    package = tmp_path_factory.mktemp("persona") / "lending_desk"
+    shutil.copytree(FIXTURE, package)
+    report = anyio.run(lambda: synthesize_tasks(package, 12, 3, workers=1))
+    assert report.produced == 12, report
+    return package, load_tasks(package / "tasks.jsonl")
+
+
+def test_every_task_identifies_its_persona_first_by_what_the_person_knows(synthesized):
+    package, tasks = synthesized
+    manifest = load_domain(package).manifest
+    identify = {path.tool: set(path.keys) for p in manifest.principals for path in p.identify}
+    for task in tasks:
+        first = task.actions[0]
+        assert first.tool in identify, task.id
+        assert set(first.arguments) in [set(p.keys) for pr in manifest.principals for p in pr.identify
+                                        if p.tool == first.tool], (task.id, first.arguments)
+        assert all(task.user.known.get(k) == v for k, v in first.arguments.items()), "who they are is known, not withheld"
+
+
+def test_every_acting_argument_comes_from_the_identification(synthesized):
+    package, tasks = synthesized
+    manifest = load_domain(package).manifest
+    for task in tasks:
+        records = {(g["action"], g["argument"]): g for g in task.meta.grounding}
+        for index, action in enumerate(task.actions):
+            tool = manifest.tool(action.tool)
+            if tool.acting is None:
+                continue
+            record = records[(index, tool.acting.argument)]
+            assert record["source"] == "call" and record["call"] == 0, (task.id, record)
+        assert not task_problems(task, manifest, load_domain(package).seed), task.id
+        assert tool.acting.argument not in task.user.known
+
+
+def test_persona_tasks_pass_every_gate(synthesized):
+    package, tasks = synthesized
+    report = anyio.run(lambda: verify_domain(package, transport="memory", workers=1))
+    assert report.passed == len(tasks), report.failures_by_gate

@@ -93,6 +93,12 @@ class CandidateFactory:
         self.bases: list[str] = []
         self.fits: dict[tuple[str, str, str], bool] = {}
         self.actors: dict[int, Any] = {}  # candidate index -> the acting principal its end tool answered for
+        writing = {t.name for t in self.manifest.tools if t.is_writing}
+        self.lookups: dict[tuple[str, str], list[str]] = {}
+        for edge in sorted(document.edges, key=lambda e: (e.target, e.source)):
+            if edge.type.value == "data_flow" and edge.source not in writing and edge.source != edge.target:
+                for mapping in edge.fields:
+                    self.lookups.setdefault((edge.target, mapping.parameter), []).append(edge.source)
 
     async def start(self, copies: int) -> None:
         """Seed-state episodes the anchor probes fork from (one per worker, to spread the load)."""
@@ -283,6 +289,7 @@ class CandidateFactory:
         """Identification of the persona, C1, its expansion, then further chains while the gate accepts;
         the gold from the main episode."""
         resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
+        resolver.lookups = self.lookups
         run = ChainRun()
         goals: list[tuple[list[str], dict[str, Any]]] = []
         if persona is not None and not await self._identify(state, persona, resolver, run, rng):

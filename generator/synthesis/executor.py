@@ -127,20 +127,42 @@ def _referenced(reference: tuple[int, tuple[str | int, ...]], earlier: list[Obse
     return same or [Candidate(value, "call", call=earlier[step].index, path=join_path(path))]
 
 
+async def _look_up(call: CallFn, tool: ToolSpec, param: str, resolver: ArgumentResolver, run: ChainRun,
+                   near: Neighborhood | None, rng: random.Random) -> None:
+    """Call a read tool whose result holds ``param`` first, as an agent would to turn what the
+    user says (a title, a date) into an internal id: the id then flows from that result, picked
+    by a field the user can name. The first lookup that answers is kept; none, and the user says it."""
+    for name in resolver.lookups.get((tool.name, param), [])[:3]:
+        saved = run.checkpoint()
+        link = LinkSpec(tool=resolver.manifest.tool(name), next_params={param})
+        found = await run_tool(call, link, resolver, run, near, rng, attempts=3, lookups=False)
+        if found is not None and resolver.from_results(tool, param, run.observations, near):
+            return
+        run.rollback(saved)  # a read: nothing to undo in the episode
+
+
 async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run: ChainRun,
                    near: Neighborhood | None, rng: random.Random, record: bool = True,
-                   attempts: int = ATTEMPTS, earlier: list[Observation] | None = None) -> Observation | None:
+                   attempts: int = ATTEMPTS, earlier: list[Observation] | None = None,
+                   lookups: bool = True) -> Observation | None:
     """Call one tool until it succeeds (and, for a read, returns what the next link needs).
 
     After a refusal, the parameters the error message names or quotes move to their next
     candidate (an optional one named is switched in or out) and the rest stay; when the
-    message points at nothing, every choice is redrawn.
+    message points at nothing, every choice is redrawn. For a task with a persona, an
+    internal id no earlier result holds is first looked up (``_look_up``).
     """
     tool = link.tool
     manifest = resolver.manifest
     properties = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required", []))
     keys_first = sorted(properties, key=lambda p: (not is_key_name(p, manifest), list(properties).index(p)))
+    if lookups and record and resolver.persona is not None:
+        for param in keys_first:
+            if (param in required and param in resolver.internal and param not in link.pinned
+                    and param not in link.feeds and param not in link.references
+                    and not resolver.from_results(tool, param, run.observations, near)):
+                await _look_up(call, tool, param, resolver, run, near, rng)
     position: dict[str, int] = {}
     switched: dict[str, bool] = {}
     targeted = False
@@ -165,8 +187,11 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
                 cands = [Candidate(link.pinned[param], "user", fact_key=param)]
             elif param not in link.feeds:
                 user = resolver.from_user(tool, param, near, rows, arguments)
-                # Data flow first when an earlier result holds a wanted value, else what the user says.
-                cands = [c for c in cands if c.rank < 100] + user + [c for c in cands if c.rank >= 100]
+                if resolver.persona is not None and param in resolver.internal and cands:
+                    cands = cands + user  # an id the agent looked up beats one the user would have to know
+                else:
+                    # Data flow first when an earlier result holds a wanted value, else what the user says.
+                    cands = [c for c in cands if c.rank < 100] + user + [c for c in cands if c.rank >= 100]
             if not cands:
                 feasible = feasible and not needed
                 continue

@@ -48,7 +48,9 @@ async def test_patched_and_multi_chain_tasks_pass_every_gate(slug: str, tmp_path
     grown = [t for t in tasks if len(t.meta.chains) > 1][:1]
     assert patched and grown, f"{slug}: synthesis made no patched or no multi-chain task"
     assert set(patched[0].meta.patched_tools) <= set(patched[0].meta.expanded_tools)
-    assert [a.tool for a in grown[0].actions] == [tool for chain in grown[0].meta.chains for tool in chain]
+    # the chains' tools in order, with the identification and the lookups an agent needs between them
+    actions = iter(a.tool for a in grown[0].actions)
+    assert all(tool in actions for chain in grown[0].meta.chains for tool in chain)
     chosen = {t.id: t for t in patched + grown}
     (tmp_path / "tasks.jsonl").write_text("".join(t.to_line() + "\n" for t in chosen.values()))
     report = await verify_domain(DOMAINS / slug, tmp_path / "tasks.jsonl", transport="memory", workers=1,

@@ -128,7 +128,7 @@ def _referenced(reference: tuple[int, tuple[str | int, ...]], earlier: list[Obse
 
 
 async def _look_up(call: CallFn, tool: ToolSpec, param: str, resolver: ArgumentResolver, run: ChainRun,
-                   near: Neighborhood | None, rng: random.Random) -> None:
+                   near: Neighborhood | None, rng: random.Random) -> bool:
     """Call a read tool whose result holds ``param`` first, as an agent would to turn what the
     user says (a title, a date) into an internal id: the id then flows from that result, picked
     by a field the user can name. The first lookup that answers is kept; none, and the user says it."""
@@ -137,8 +137,9 @@ async def _look_up(call: CallFn, tool: ToolSpec, param: str, resolver: ArgumentR
         link = LinkSpec(tool=resolver.manifest.tool(name), next_params={param})
         found = await run_tool(call, link, resolver, run, near, rng, attempts=3, lookups=False)
         if found is not None and resolver.from_results(tool, param, run.observations, near):
-            return
+            return True
         run.rollback(saved)  # a read: nothing to undo in the episode
+    return False
 
 
 async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run: ChainRun,
@@ -157,12 +158,14 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
     properties = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required", []))
     keys_first = sorted(properties, key=lambda p: (not is_key_name(p, manifest), list(properties).index(p)))
+    looked_up: set[str] = set()
     if lookups and record and resolver.persona is not None:
         for param in keys_first:
             if (param in required and param in resolver.internal and param not in link.pinned
                     and param not in link.feeds and param not in link.references
-                    and not resolver.from_results(tool, param, run.observations, near)):
-                await _look_up(call, tool, param, resolver, run, near, rng)
+                    and not resolver.from_results(tool, param, run.observations, near)
+                    and await _look_up(call, tool, param, resolver, run, near, rng)):
+                looked_up.add(param)
     position: dict[str, int] = {}
     switched: dict[str, bool] = {}
     targeted = False
@@ -187,7 +190,9 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
                 cands = [Candidate(link.pinned[param], "user", fact_key=param)]
             elif param not in link.feeds:
                 user = resolver.from_user(tool, param, near, rows, arguments)
-                if resolver.persona is not None and param in resolver.internal and cands:
+                if param in looked_up:
+                    pass  # what the lookup found, or nothing: a request about one thing, a gold about another is no task
+                elif resolver.persona is not None and param in resolver.internal and cands:
                     cands = cands + user  # an id the agent looked up beats one the user would have to know
                 else:
                     # Data flow first when an earlier result holds a wanted value, else what the user says.

@@ -102,6 +102,23 @@ def acting_profile(world: World, manifest: DomainManifest, actions: list[TaskAct
     return None
 
 
+_GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, I hope you can help."]
+_SLOT = re.compile(r"\{([a-z0-9_]+)\}")
+
+
+def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], rng: random.Random) -> str | None:
+    """The goal in the words the domain's author wrote for its writing tools (``ToolSpec.intents``),
+    each slot filled with a fact the user knows; None when a tool has no phrasing whose slots are
+    all known. The rng is drawn only when phrasings exist, so domains without them keep their bytes."""
+    sentences = []
+    for name in tools:
+        usable = [i for i in manifest.tool(name).intents if set(_SLOT.findall(i)) <= set(known)]
+        if not usable:
+            return None
+        sentences.append(_SLOT.sub(lambda m: str(known[m.group(1)]), rng.choice(usable)))
+    return " ".join(sentences) if sentences else None
+
+
 def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
                optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None,
                identity: frozenset[str] = frozenset()) -> UserSpec:
@@ -117,12 +134,17 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}
     withheld = {k: v for k, v in sorted(facts.items()) if k in withheld_keys}
     first_tool, first_facts = goals[0]
-    in_opening = {k: v for k, v in first_facts.items() if k in known and _mentionable(k, v)}
-    opening = rng.choice(_OPENINGS).format(goal=goal_phrase(first_tool, in_opening))
-    for tool, more in goals[1:]:
-        opening += rng.choice(_JOIN).format(goal=goal_phrase(tool, {k: v for k, v in more.items()
-                                                                    if k in known and _mentionable(k, v)}))
-    steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
+    intents = [_intent(manifest, tool, known, rng) for tool, _ in goals]
+    if all(intents):  # the domain's author wrote how people ask for this: say it that way
+        opening = f"{rng.choice(_GREETINGS)} {' '.join(intents)}"
+        steps = " ".join(intents)
+    else:
+        in_opening = {k: v for k, v in first_facts.items() if k in known and _mentionable(k, v)}
+        opening = rng.choice(_OPENINGS).format(goal=goal_phrase(first_tool, in_opening))
+        for tool, more in goals[1:]:
+            opening += rng.choice(_JOIN).format(goal=goal_phrase(tool, {k: v for k, v in more.items()
+                                                                        if k in known and _mentionable(k, v)}))
+        steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
     known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items()) or "nothing beyond the opening"
     withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
     who = f"{profile}, a user of {manifest.title}" if profile else f"a user of {manifest.title}"

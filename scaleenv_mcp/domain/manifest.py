@@ -165,6 +165,12 @@ class ToolSpec(_Strict):
         default_factory=list, description="What must hold before the call, in words; names tools that establish it."
     )
     postconditions: list[str] = Field(default_factory=list, description="What holds after a successful call.")
+    intents: list[str] = Field(
+        default_factory=list,
+        description="How a person asks for this, in the first person, with {slots} naming facts the user knows "
+        "(argument names, or a looked-up row's visible column as <entity>_<column>, e.g. {loan_title}): 'I'd like "
+        "to return {loan_title}.' Task synthesis words a request with one whose slots the user knows.",
+    )
     acting: ActingSpec | None = Field(
         default=None,
         description="The argument naming the principal the call acts for, when the tool changes state or reads "

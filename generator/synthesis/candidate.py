@@ -24,15 +24,14 @@ from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskMeta
 from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 
-from verifier.paths import leaf_values
-
 from generator.graph import ToolGraphDocument
-from generator.synthesis.arguments import ArgumentResolver, Candidate, Observation
+from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
 from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
+from generator.synthesis.persona import choose_persona, identify
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
@@ -201,7 +200,9 @@ class CandidateFactory:
             state = TaskState(self.host, self.slug, self.manifest, self.builder, world,
                               f"draft:{self.seed}:{index}:{attempt}", ops, used)
             await state.open()
-            persona = self.persona(plan, anchor, state.world, index, attempt, rng)
+            persona = choose_persona(self.manifest, plan, anchor, state.world, self.actors.get(index), attempt,
+                                     ArgumentResolver(self.manifest, state.world,
+                                                      random.Random(f"{self.slug}:{self.seed}:{index}:persona"), self.fits))
             try:
                 outcome = await self._grow(index, state, plan, anchor, later_length, rng, persona)
             finally:
@@ -232,58 +233,6 @@ class CandidateFactory:
         goals.append((writing, {k: run.facts.values[k] for k in keys if k}))
         return True
 
-    def persona(self, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None, world: World, index: int,
-                attempt: int, rng: random.Random) -> tuple[str, Any] | None:
-        """Who the task is for, chosen before any chain runs: (principal kind, key), or None when no
-        tool of the chain acts for anyone. The person the end tool answered for in the anchor probe
-        comes first; later attempts take the next person tied to the anchor row."""
-        acting = [self.manifest.tool(t) for t in plan.tools]
-        acting = [t for t in acting if t.acting is not None and t.is_writing]
-        if not acting:
-            return None
-        tool = acting[-1]
-        assert tool.acting is not None
-        resolver = ArgumentResolver(self.manifest, world, random.Random(f"{self.slug}:{self.seed}:{index}:persona"),
-                                    self.fits)
-        near = world.neighborhood([anchor]) if anchor else None
-        people = [c.value for c in resolver.acting_candidates(tool, tool.acting.argument, near,
-                                                               [anchor[1]] if anchor else [], None)]
-        probed = self.actors.get(index)
-        people = ([probed] if probed is not None else []) + [p for p in people if p != probed]
-        if not people:
-            return None
-        who = people[min(attempt, len(people) - 1)]
-        for kind in tool.acting.kinds:
-            if world.row(self.manifest.principal(kind).table, who) is not None:
-                return kind, who
-        return None
-
-    async def _identify(self, state: TaskState, persona: tuple[str, Any], resolver: ArgumentResolver, run: ChainRun,
-                        rng: random.Random) -> bool:
-        """The gold starts the way the policy says a conversation does: identify the person by what
-        they know (their email; their name and date of birth). Every acting argument after it comes
-        from this call's result, so the agent cannot act for anyone it did not identify."""
-        kind, who = persona
-        principal = self.manifest.principal(kind)
-        row = state.world.row(principal.table, who)
-        if row is None:
-            return False
-        paths = [p for p in principal.identify if all(row.get(k) is not None for k in p.keys)]
-        for path in rng.sample(paths, len(paths)):
-            saved = run.checkpoint()
-            link = LinkSpec(tool=self.manifest.tool(path.tool), pinned={k: row[k] for k in path.keys}, only_pinned=True)
-            observation = await run_tool(state.call, link, resolver, run, None, rng, attempts=1)
-            found = [p for p, leaf, value in leaf_values(observation.result) if leaf == principal.key and value == who
-                     ] if observation is not None else []
-            if found:
-                resolver.persona = Candidate(who, "call", call=observation.index, path=found[0], rank=0)
-                # who they are is what the user says first, never a withheld detail
-                run.identity_facts = frozenset(g["fact"] for g in run.grounding[saved[2]:] if "fact" in g)
-                run.optional_facts -= run.identity_facts
-                return True
-            run.rollback(saved)  # a read: the episode is unchanged, only the record goes
-        return False
-
     async def _grow(self, index: int, state: TaskState, first: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
                     later_length: int, rng: random.Random, persona: tuple[str, Any] | None = None) -> Task | Rejection:
         """Identification of the persona, C1, its expansion, then further chains while the gate accepts;
@@ -292,7 +241,7 @@ class CandidateFactory:
         resolver.lookups = self.lookups
         run = ChainRun()
         goals: list[tuple[list[str], dict[str, Any]]] = []
-        if persona is not None and not await self._identify(state, persona, resolver, run, rng):
+        if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):
             return Rejection("identification", f"no identification path found {persona[0]} {persona[1]}")
         if not await self._run_goal(state, first, anchor, resolver, run, rng, goals):
             return Rejection("chain_failed", f"{' -> '.join(first.tools)}; last refusal {run.last_error}")

@@ -24,6 +24,7 @@ from scaleenv_mcp.domain.manifest import (
     PolicyRuleSpec,
     PrincipalSpec,
     Provenance,
+    QuestionSpec,
     TableSpec,
     ToolSpec,
 )
@@ -36,7 +37,7 @@ __all__ = ["render_format_doc", "write_docs"]
 _SECTIONS: list[tuple[str, str, list[type[BaseModel]]]] = [
     ("domain.json", "The manifest of a domain package.",
      [DomainManifest, Provenance, TableSpec, ColumnSpec, ForeignKeySpec, ToolSpec, ErrorSpec, ActingSpec,
-      PrincipalSpec, IdentificationSpec, PolicyRuleSpec]),
+      PrincipalSpec, IdentificationSpec, PolicyRuleSpec, QuestionSpec]),
     ("tests.json", "Procedural test cases (the matching rules are in docs/authoring-domains.md).",
      [TestSuite, ToolCase, CaseFixture, CaseExpectation]),
     ("tasks.jsonl", "One task per line, sorted by id, no timestamps.",

@@ -23,6 +23,7 @@ __all__ = [
     "PolicyRuleSpec",
     "PrincipalSpec",
     "Provenance",
+    "QuestionSpec",
     "RewardPolicy",
     "TableSpec",
     "ToolSpec",
@@ -145,6 +146,14 @@ class PolicyRuleSpec(_Strict):
     tools: list[str] = Field(min_length=1, description="The tools whose use the rule governs.")
 
 
+class QuestionSpec(_Strict):
+    text: str = Field(
+        description="A question a person asks that this read tool answers, with {slots} naming fields of the "
+        "answering row that tell it apart (its title, its date): 'When is {title} due back?'."
+    )
+    answer: str = Field(description="The result field whose value answers it, e.g. due_on.")
+
+
 class ToolSpec(_Strict):
     name: str = Field(pattern=TOOL_NAME_PATTERN, description="Tool name: verb_object, matching ^[a-zA-Z0-9_-]{1,64}$.")
     description: str = Field(
@@ -170,6 +179,10 @@ class ToolSpec(_Strict):
         description="How a person asks for this, in the first person, with {slots} naming facts the user knows "
         "(argument names, or a looked-up row's visible column as <entity>_<column>, e.g. {loan_title}): 'I'd like "
         "to return {loan_title}.' Task synthesis words a request with one whose slots the user knows.",
+    )
+    questions: list[QuestionSpec] = Field(
+        default_factory=list,
+        description="Read tools: questions a person asks that the tool answers; information tasks are built from them.",
     )
     acting: ActingSpec | None = Field(
         default=None,

@@ -103,6 +103,10 @@ class Task(_Model):
     actions: list[TaskAction] = Field(description="The reference solution, in order.")
     gold: GoldSpec | None = Field(default=None, description="Gold diff and fingerprint (set by synthesis).")
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
+    kind: Literal["action", "information", "refusal"] = Field(
+        default="action", description="action: change the world as asked; information: tell the user what they asked "
+        "(the communicate facts); refusal: a policy says no, the right outcome is no change. Omitted from the line when "
+        "action.")
     persona: PersonaRef | None = Field(
         default=None, description="The principal the user is. When set, the verifier holds the task to it: every gold "
         "write acts as this principal and the user's words name no internal id. Omitted from the line when None.")
@@ -111,6 +115,8 @@ class Task(_Model):
 
     def to_line(self) -> str:
         data = self.model_dump(mode="json")
-        if data["persona"] is None:  # tasks without a persona keep their bytes (and their hashes)
+        if data["persona"] is None:  # tasks of before these fields keep their bytes (and their hashes)
             del data["persona"]
+        if data["kind"] == "action":
+            del data["kind"]
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

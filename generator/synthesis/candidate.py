@@ -32,6 +32,7 @@ from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.persona import choose_persona, identify
+from generator.synthesis.questions import answer_row, build_question_user
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
@@ -40,6 +41,7 @@ from generator.synthesis.world import Neighborhood, World
 __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 
 ANCHOR_TRIES = 3
+INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
 
@@ -92,6 +94,7 @@ class CandidateFactory:
         self.bases: list[str] = []
         self.fits: dict[tuple[str, str, str], bool] = {}
         self.actors: dict[int, Any] = {}  # candidate index -> the acting principal its end tool answered for
+        self.questions = [(t.name, q) for t in self.manifest.tools if not t.is_writing for q in t.questions]
         writing = {t.name for t in self.manifest.tools if t.is_writing}
         self.lookups: dict[tuple[str, str], list[str]] = {}
         for edge in sorted(document.edges, key=lambda e: (e.target, e.source)):
@@ -180,6 +183,10 @@ class CandidateFactory:
         return WrittenPlan(plan, (plan.anchor_table, row) if row is not None else anchor, written.code, rows)
 
     async def _build(self, index: int) -> Task | Rejection:
+        # Drawn apart from the main stream: a domain without questions keeps its bytes.
+        kind = random.Random(f"{self.slug}:{self.seed}:{index}:kind")
+        if self.questions and kind.random() < INFORMATION_SHARE:
+            return await self._build_question(index, kind)
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
         first, later_length, density = self.plan(index, rng)
         written = await self.written_chain(index, first, rng) if self.writer is not None else None
@@ -217,6 +224,45 @@ class CandidateFactory:
             if code is not None:
                 outcome = outcome.model_copy(update={"meta": outcome.meta.model_copy(update={"seed_chain_code": code})})
             return outcome
+        return last
+
+    async def _build_question(self, index: int, rng: random.Random) -> Task | Rejection:
+        """An information task: identify, look up, read; the answer is what the agent must tell."""
+        tool, question = rng.choice(self.questions)
+        plan = self.sampler.sample(tool, 1, rng)
+        last = Rejection("question_failed")
+        for attempt in range(ANCHOR_TRIES):
+            anchor = await self.probe_anchor(plan, index, rng)
+            state = TaskState(self.host, self.slug, self.manifest, self.builder, self.world,
+                              f"draft:{self.seed}:{index}:q{attempt}", [], {})
+            await state.open()
+            try:
+                resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
+                resolver.lookups = self.lookups
+                run = ChainRun()
+                persona = choose_persona(self.manifest, plan, anchor, state.world, self.actors.get(index), attempt,
+                                         ArgumentResolver(self.manifest, state.world,
+                                                          random.Random(f"{self.slug}:{self.seed}:{index}:persona"),
+                                                          self.fits))
+                if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):
+                    last = Rejection("identification", f"{persona[0]} {persona[1]}")
+                    continue
+                if not await self._run_goal(state, plan, anchor, resolver, run, rng, []):
+                    last = Rejection("question_failed", f"{tool}; last refusal {run.last_error}")
+                    continue
+                row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng)
+                if row is None:
+                    last = Rejection("question_failed", f"{tool}: no row its slots single out")
+                    continue
+                user, _ = build_question_user(self.manifest, question, row, run.facts.values, rng,
+                                              acting_profile(state.world, self.manifest, run.actions))
+                return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty_of(len(run.actions), 1, 0),
+                            kind="information", user=user, actions=run.actions, communicate=[str(row[question.answer])],
+                            gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
+                            meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
+                                          expanded_size=1, synthesis_seed=self.seed, grounding=run.grounding))
+            finally:
+                await state.close()
         return last
 
     async def _run_goal(self, state: TaskState, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,

@@ -21,8 +21,8 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "acting_domains" / 
 def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Task]]:
     package = tmp_path_factory.mktemp("persona") / "lending_desk"
     shutil.copytree(FIXTURE, package)
-    report = anyio.run(lambda: synthesize_tasks(package, 12, 3, workers=1))
-    assert report.produced == 12, report
+    report = anyio.run(lambda: synthesize_tasks(package, 16, 3, workers=1))
+    assert report.produced == 16, report
     return package, load_tasks(package / "tasks.jsonl")
 
 
@@ -49,11 +49,23 @@ def test_every_acting_argument_comes_from_the_identification(synthesized):
                 continue
             record = records[(index, tool.acting.argument)]
             assert record["source"] == "call" and record["call"] == 0, (task.id, record)
+            assert tool.acting.argument not in task.user.known
         assert not task_problems(task, manifest, load_domain(package).seed), task.id
-        assert tool.acting.argument not in task.user.known
 
 
 def test_persona_tasks_pass_every_gate(synthesized):
     package, tasks = synthesized
     report = anyio.run(lambda: verify_domain(package, transport="memory", workers=1))
     assert report.passed == len(tasks), report.failures_by_gate
+
+
+def test_information_tasks_ask_what_a_read_answers_and_change_nothing(synthesized):
+    package, tasks = synthesized
+    asked = [t for t in tasks if t.kind == "information"]
+    assert asked, "the fixture's read tools carry questions: some tasks must ask them"
+    manifest = load_domain(package).manifest
+    for task in asked:
+        assert task.gold is not None and task.gold.diff.is_empty
+        assert len(task.communicate) == 1 and task.user.opening.endswith("?")
+        assert not any(manifest.tool(a.tool).is_writing for a in task.actions)
+        assert task.user.withheld == {}

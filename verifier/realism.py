@@ -44,7 +44,7 @@ class RealismReport(BaseModel):
     mean_gold_length: float
     without_read: int = Field(description="Tasks whose gold has no read-only call.")
     information_tasks: int = Field(description="Tasks with communicate facts and no gold write.")
-    refusal_tasks: int = Field(description="Tasks whose gold is no change (a policy says no).")
+    refusal_tasks: int = Field(description="Tasks in which a policy-only rule says no: the right outcome is no change.")
     with_communicate: int
 
 
@@ -141,7 +141,8 @@ def realism_report(manifest: DomainManifest, tasks: list[Task], seed: dict[str, 
         single_principal=single, one_call_all_stated=stated,
         mean_gold_length=round(sum(len(t.actions) for t in tasks) / count, 3),
         without_read=sum(1 for t in tasks if all(a.tool in writing for a in t.actions)),
-        information_tasks=sum(1 for t in tasks if t.communicate and not any(a.tool in writing for a in t.actions)),
-        refusal_tasks=sum(1 for t in tasks if t.gold is not None and t.gold.diff.is_empty and not t.communicate),
+        information_tasks=sum(1 for t in tasks if t.kind == "information"
+                              or (t.communicate and not any(a.tool in writing for a in t.actions))),
+        refusal_tasks=sum(1 for t in tasks if t.kind == "refusal"),
         with_communicate=sum(1 for t in tasks if t.communicate),
     )

@@ -33,6 +33,7 @@ from generator.synthesis.expansion import ExpansionResult, complexity, expand_to
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.persona import choose_persona, identify
 from generator.synthesis.questions import answer_row, build_question_user
+from generator.synthesis.refusals import breaks, build_refusal_user, violating_rows
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
@@ -42,6 +43,7 @@ __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 
 ANCHOR_TRIES = 3
 INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
+REFUSAL_SHARE = 0.15  # of the candidates of a domain whose policy-only rules say which rows they forbid
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
 
@@ -95,6 +97,7 @@ class CandidateFactory:
         self.fits: dict[tuple[str, str, str], bool] = {}
         self.actors: dict[int, Any] = {}  # candidate index -> the acting principal its end tool answered for
         self.questions = [(t.name, q) for t in self.manifest.tools if not t.is_writing for q in t.questions]
+        self.refusals = [r for r in self.manifest.policy_rules if r.violation is not None]
         writing = {t.name for t in self.manifest.tools if t.is_writing}
         self.lookups: dict[tuple[str, str], list[str]] = {}
         for edge in sorted(document.edges, key=lambda e: (e.target, e.source)):
@@ -185,8 +188,11 @@ class CandidateFactory:
     async def _build(self, index: int) -> Task | Rejection:
         # Drawn apart from the main stream: a domain without questions keeps its bytes.
         kind = random.Random(f"{self.slug}:{self.seed}:{index}:kind")
-        if self.questions and kind.random() < INFORMATION_SHARE:
+        draw = kind.random()
+        if self.questions and draw < INFORMATION_SHARE:
             return await self._build_question(index, kind)
+        if self.refusals and draw > 1 - REFUSAL_SHARE:
+            return await self._build_refusal(index, kind)
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
         first, later_length, density = self.plan(index, rng)
         written = await self.written_chain(index, first, rng) if self.writer is not None else None
@@ -261,6 +267,60 @@ class CandidateFactory:
                             gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
                             meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
                                           expanded_size=1, synthesis_seed=self.seed, grounding=run.grounding))
+            finally:
+                await state.close()
+        return last
+
+    async def _build_refusal(self, index: int, rng: random.Random) -> Task | Rejection:
+        """A refusal task: the request breaks a policy-only rule; the gold is its reads and no change."""
+        rule = rng.choice(self.refusals)
+        violation = rule.violation
+        assert violation is not None
+        today = self.manifest.clock[:10]
+        rows = violating_rows(self.world, violation, today)
+        tool = self.manifest.tool(violation.tool)
+        if not rows or not tool.is_writing:
+            return Rejection("refusal_failed", f"{rule.id}: no row breaks it")
+        plan = self.sampler.sample(violation.tool, 1, rng)
+        last = Rejection("refusal_failed", rule.id)
+        for attempt in range(ANCHOR_TRIES):
+            anchor = (violation.table, rng.choice(rows))
+            near = self.world.neighborhood([anchor])
+            state = TaskState(self.host, self.slug, self.manifest, self.builder, self.world,
+                              f"draft:{self.seed}:{index}:r{attempt}", [], {})
+            await state.open()
+            try:
+                resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
+                resolver.lookups = self.lookups
+                run = ChainRun()
+                persona = choose_persona(self.manifest, plan, anchor, state.world, None, attempt,
+                                         ArgumentResolver(self.manifest, state.world,
+                                                          random.Random(f"{self.slug}:{self.seed}:{index}:persona"),
+                                                          self.fits))
+                if persona is None or not await identify(state, self.manifest, persona, resolver, run, rng):
+                    continue
+                previous = await state.branch()  # the forbidden call runs here, then the branch is dropped
+                try:
+                    done = await run_tool(state.call, LinkSpec(tool=tool), resolver, run, near, rng)
+                finally:
+                    await state.settle(previous, keep=False)
+                target = run.actions[-1].arguments.get(violation.argument) if done else None
+                row = state.world.row(violation.table, target) if target is not None else None
+                if row is None or not breaks(violation, row, today):
+                    last = Rejection("refusal_failed", f"{rule.id}: the request did not land on a row that breaks it")
+                    continue
+                forbidden = run.actions.pop()
+                run.grounding = [g for g in run.grounding if g["action"] < len(run.actions)]
+                user = build_refusal_user(self.manifest, tool, run.facts.values, rng,
+                                          acting_profile(state.world, self.manifest, [*run.actions, forbidden]))
+                if user is None:
+                    return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
+                return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty_of(len(run.actions) + 1, 1, 0),
+                            kind="refusal", user=user, actions=run.actions,
+                            gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
+                            meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
+                                          expanded_size=1, synthesis_seed=self.seed, grounding=run.grounding,
+                                          policy_rule=rule.id, forbidden=[forbidden]))
             finally:
                 await state.close()
         return last

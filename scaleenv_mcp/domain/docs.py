@@ -17,6 +17,7 @@ from pydantic import BaseModel
 from scaleenv_mcp.domain.manifest import (
     ActingSpec,
     ColumnSpec,
+    ConditionSpec,
     DomainManifest,
     ErrorSpec,
     ForeignKeySpec,
@@ -27,6 +28,7 @@ from scaleenv_mcp.domain.manifest import (
     QuestionSpec,
     TableSpec,
     ToolSpec,
+    ViolationSpec,
 )
 from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskAction, TaskMeta, UserSpec, VerifiedRecord
 from scaleenv_mcp.procedural.cases import CaseExpectation, CaseFixture, TestSuite, ToolCase
@@ -37,7 +39,7 @@ __all__ = ["render_format_doc", "write_docs"]
 _SECTIONS: list[tuple[str, str, list[type[BaseModel]]]] = [
     ("domain.json", "The manifest of a domain package.",
      [DomainManifest, Provenance, TableSpec, ColumnSpec, ForeignKeySpec, ToolSpec, ErrorSpec, ActingSpec,
-      PrincipalSpec, IdentificationSpec, PolicyRuleSpec, QuestionSpec]),
+      PrincipalSpec, IdentificationSpec, PolicyRuleSpec, ViolationSpec, ConditionSpec, QuestionSpec]),
     ("tests.json", "Procedural test cases (the matching rules are in docs/authoring-domains.md).",
      [TestSuite, ToolCase, CaseFixture, CaseExpectation]),
     ("tasks.jsonl", "One task per line, sorted by id, no timestamps.",

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 __all__ = [
     "ActingSpec",
     "ColumnSpec",
+    "ConditionSpec",
     "DomainManifest",
     "ErrorSpec",
     "ForeignKeySpec",
@@ -27,6 +28,7 @@ __all__ = [
     "RewardPolicy",
     "TableSpec",
     "ToolSpec",
+    "ViolationSpec",
 ]
 
 SLUG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -137,6 +139,21 @@ class ActingSpec(_Strict):
     kinds: list[str] = Field(min_length=1, description="Principal kinds that may be named there.")
 
 
+class ConditionSpec(_Strict):
+    column: str = Field(description="A column of the violation's table.")
+    op: Literal["=", "!=", "<", "<=", ">", ">=", "is_null", "not_null"] = Field(description="Comparison.")
+    value: Any = Field(default=None, description='Literal to compare with, or "$today" for the clock\'s date.')
+
+
+class ViolationSpec(_Strict):
+    """Rows on which the governed tool would run but the rule forbids it: what refusal tasks ask for."""
+
+    tool: str = Field(description="The governed tool the user asks for.")
+    argument: str = Field(description="Its argument that names the row (e.g. loan_id).")
+    table: str = Field(description="The table of that row.")
+    where: list[ConditionSpec] = Field(min_length=1, description="All must hold of the row for the call to break the rule.")
+
+
 class PolicyRuleSpec(_Strict):
     id: str = Field(pattern=SLUG_PATTERN, description="Stable name of the rule, e.g. refund_window.")
     text: str = Field(
@@ -144,6 +161,10 @@ class PolicyRuleSpec(_Strict):
         "to make (e.g. 'Refund only within 30 days of delivery'). Tools deliberately do not enforce it."
     )
     tools: list[str] = Field(min_length=1, description="The tools whose use the rule governs.")
+    violation: ViolationSpec | None = Field(
+        default=None, description="When the rule is about rows (an overdue loan, a refund past its window): which rows "
+        "break it, so that refusal tasks can ask for exactly that. Rules about a conversation (how many changes per "
+        "request) have none.")
 
 
 class QuestionSpec(_Strict):
@@ -294,6 +315,18 @@ class DomainManifest(_Strict):
             for name in rule.tools:
                 if name not in tools:
                     raise ValueError(f"policy rule {rule.id} names unknown tool {name!r}")
+            violation = rule.violation
+            if violation is not None:
+                if violation.tool not in rule.tools:
+                    raise ValueError(f"policy rule {rule.id}: violation tool {violation.tool!r} is not among its tools")
+                if violation.argument not in self.tool(violation.tool).parameters:
+                    raise ValueError(f"policy rule {rule.id}: {violation.tool} has no argument {violation.argument!r}")
+                if violation.table not in tables:
+                    raise ValueError(f"policy rule {rule.id}: unknown table {violation.table!r}")
+                columns = {c.name for c in self.table(violation.table).columns}
+                for condition in violation.where:
+                    if condition.column not in columns:
+                        raise ValueError(f"policy rule {rule.id}: {violation.table} has no column {condition.column!r}")
 
     @property
     def agent_policy(self) -> str:

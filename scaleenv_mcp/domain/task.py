@@ -79,6 +79,10 @@ class TaskMeta(_Model):
     grounding: list[dict[str, Any]] = Field(
         default_factory=list, description="Per argument of every action: where its value comes from."
     )
+    policy_rule: str | None = Field(default=None, description="refusal: the policy-only rule that says no.")
+    forbidden: list[TaskAction] = Field(
+        default_factory=list, description="refusal: the call the user asks for, which the tool would run and the rule "
+        "forbids; the verifier proves it runs and scores 0.")
 
 
 class VerifiedRecord(_Model):
@@ -119,4 +123,7 @@ class Task(_Model):
             del data["persona"]
         if data["kind"] == "action":
             del data["kind"]
+        for key in ("policy_rule", "forbidden"):
+            if not data["meta"][key]:
+                del data["meta"][key]
         return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

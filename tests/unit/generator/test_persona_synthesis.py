@@ -21,8 +21,8 @@ FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "acting_domains" / 
 def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Task]]:
     package = tmp_path_factory.mktemp("persona") / "lending_desk"
     shutil.copytree(FIXTURE, package)
-    report = anyio.run(lambda: synthesize_tasks(package, 16, 3, workers=1))
-    assert report.produced == 16, report
+    report = anyio.run(lambda: synthesize_tasks(package, 20, 1, workers=1))
+    assert report.produced == 20, report
     return package, load_tasks(package / "tasks.jsonl")
 
 
@@ -69,3 +69,22 @@ def test_information_tasks_ask_what_a_read_answers_and_change_nothing(synthesize
         assert len(task.communicate) == 1 and task.user.opening.endswith("?")
         assert not any(manifest.tool(a.tool).is_writing for a in task.actions)
         assert task.user.withheld == {}
+
+
+def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_path: Path):
+    package, tasks = synthesized
+    refusals = [t for t in tasks if t.kind == "refusal"]
+    assert refusals, "the fixture's no_overdue_renewal rule says which loans it forbids renewing"
+    for task in refusals:
+        assert task.gold is not None and task.gold.diff.is_empty
+        assert task.meta.policy_rule == "no_overdue_renewal" and [a.tool for a in task.meta.forbidden] == ["renew_loan"]
+        assert "renew" in task.user.opening.lower()
+    # a refusal whose forbidden call the tool itself refuses proves nothing about the policy
+    renewed_already = refusals[0].model_copy(deep=True, update={"id": "tool-says-no"})
+    renewed_already.meta.forbidden[0].arguments["loan_id"] = "LN-00002"
+    (tmp_path / "t.jsonl").write_text(renewed_already.to_line() + "\n")
+    report = anyio.run(lambda: verify_domain(package, tmp_path / "t.jsonl", transport="memory", workers=1,
+                                             determinism=False))
+    verdict = report.verdicts[0]
+    assert verdict.failed_gates == ["forbidden"]
+    assert "refused by the tool" in next(g.detail for g in verdict.gates if g.gate == "forbidden")

@@ -13,6 +13,12 @@ Near neighbours are made on purpose: candidates with the same name in different 
 companies with nearly the same name, the same job title at several companies and at
 several seniorities, one candidate with many applications in different stages, several
 resume versions with the same title, referrals in every state.
+
+The acting contract (who the platform serves): every candidate has a date of birth, so that
+namesakes (two Maya Patel, two Daniel Kim, two Sofia Marquez) are told apart by birth date and
+city; every company has one or two recruiters who own its postings, two of them named alike at
+different companies. These come from a second generator after everything else, so the rows
+made before them keep their values.
 """
 
 from __future__ import annotations
@@ -560,10 +566,85 @@ for cand in candidates:
                           "message": message, "status": status, "created_on": day(created),
                           "completed_on": day(min(due, -1)) if status == "done" else None})
 
+# ----------------------------------------------------------------------------- acting contract
+# Added after the first release with a second generator, so that every row above keeps its
+# values: candidates' dates of birth (namesakes differ by birth date and city), each company's
+# recruiters (two recruiters of one name at different companies), the recruiter who owns each
+# posting, and interview feedback written in the interviewers' own words.
+extra = random.Random(SEED + 1)
+
+born_used: set[str] = set()
+for i, cand in enumerate(candidates):
+    while True:
+        age = 22 + cand["years_experience"] + extra.randint(0, 9)
+        born = date(TODAY.year - age, extra.randint(1, 12), extra.randint(1, 28)).isoformat()
+        if born not in born_used:
+            break
+    born_used.add(born)
+    candidates[i] = {"candidate_id": cand["candidate_id"], "full_name": cand["full_name"], "date_of_birth": born,
+                     **{k: v for k, v in cand.items() if k not in ("candidate_id", "full_name")}}
+
+RECRUITER_NAMES = [
+    "Jordan Reyes", "Alicia Moreno", "Brandon Lee", "Catherine Osei", "Devon Marshall", "Erin Kowalczyk",
+    "Farah Siddiqui", "Gabriel Stone", "Heather Lindqvist", "Ivan Sokolov", "Jasmine Carter", "Kevin O'Brien",
+    "Laura Bianchi", "Miguel Santos", "Natalie Grant", "Oscar Lindholm", "Paula Jimenez", "Quentin Hayes",
+    "Rachel Adler", "Steven Cho", "Tamara Wells", "Umar Khalid", "Vanessa Pruitt", "Wesley Turner",
+    "Ximena Duarte", "Yasmin Farah", "Zachary Cole", "Amelia Frost", "Bilal Hussain", "Colleen Murphy",
+    "Dmitri Volkov", "Esther Abrams", "Felix Navarro", "Gwen Tallis", "Hector Ruiz", "Ingrid Solberg",
+    "Jared Whitman", "Keiko Mori", "Leon Baptiste", "Monique Dubois", "Nikhil Shah", "Orla Keane",
+    "Peter Vance", "Rosa Delgado", "Simone Achebe",
+]
+RECRUITER_TITLES = ["Technical Recruiter", "Senior Technical Recruiter", "Talent Acquisition Partner",
+                    "Recruiting Coordinator", "Head of Talent", "University Recruiter", "Talent Acquisition Lead"]
+recruiters = []
+names = list(RECRUITER_NAMES)
+for company in companies:
+    for _ in range(2 if extra.random() < 0.5 else 1):
+        name = names.pop(0) if names else extra.choice(RECRUITER_NAMES)
+        if company["name"] == "Kestrel Analytics":
+            name = "Jordan Reyes"  # namesake of Northwind Analytics' recruiter, another person
+        first, last = name.lower().replace("'", "").split()[0], name.lower().replace("'", "").split()[-1]
+        city = company["headquarters_city"]
+        recruiters.append({"recruiter_id": ident("RCT", len(recruiters) + 1), "company_id": company["company_id"],
+                           "full_name": name, "email": f"{first}.{last}@{company['email_domain']}",
+                           "phone": f"+1-{AREA.get(city, '800')}-555-{extra.randint(1000, 9999)}",
+                           "job_title": extra.choice(RECRUITER_TITLES)})
+recruiters_of = {c["company_id"]: [r["recruiter_id"] for r in recruiters if r["company_id"] == c["company_id"]]
+                 for c in companies}
+for i, job in enumerate(jobs):
+    jobs[i] = {"job_id": job["job_id"], "company_id": job["company_id"],
+               "recruiter_id": extra.choice(recruiters_of[job["company_id"]]),
+               **{k: v for k, v in job.items() if k not in ("job_id", "company_id")}}
+
+TOPICS = {"phone_screen": ["motivation for the move", "salary expectations", "notice period", "recent projects"],
+          "technical": ["the coding exercise", "debugging under time pressure", "data modelling", "API design"],
+          "hiring_manager": ["team fit", "how they run projects", "stakeholder stories", "ownership examples"],
+          "onsite": ["the system design round", "the pairing session", "the whiteboard problem", "the team lunch"],
+          "panel": ["the case presentation", "cross-team questions", "the leadership scenario", "prioritisation"]}
+OPENERS_YES = ["Good signal on", "Impressed by how they handled", "Confident and structured during",
+               "Well prepared for", "Thoughtful answers on", "Clear reasoning through", "Solid performance in",
+               "Engaged and curious during"]
+CLOSERS_YES = ["Recommend the next round.", "Would hire at this level.", "No concerns from my side.",
+               "Keep them moving.", "Good match for the team.", "Minor gaps, easily coached.",
+               "Asked sharp questions about the roadmap.", "Explained trade-offs without prompting."]
+OPENERS_NO = ["Struggled with", "Needed many hints on", "Could not go deep on", "Vague answers about",
+              "Ran out of time on", "Unconvincing on"]
+CLOSERS_NO = ["Below the bar for this level.", "Not a fit for the role right now.", "Would not move forward.",
+              "Might fit a more junior opening.", "Concerns outweigh the strengths.", "Recommend we pass."]
+for row in interviews:
+    if row["feedback"] is None:
+        continue
+    good = row["recommendation"] in ("yes", "strong_yes")
+    topic = extra.choice(TOPICS[row["interview_type"]])
+    opener = extra.choice(OPENERS_YES if good else OPENERS_NO)
+    closer = extra.choice(CLOSERS_YES if good else CLOSERS_NO)
+    row["feedback"] = f"{opener} {topic}. {closer}"
+
 seed = {
     "candidates": candidates,
     "candidate_skills": candidate_skills,
     "companies": companies,
+    "recruiters": recruiters,
     "job_postings": jobs,
     "job_skills": job_skills,
     "resumes": resumes,

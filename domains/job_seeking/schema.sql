@@ -1,11 +1,13 @@
 -- Job seeking: candidates with resumes and skills apply to companies' job postings, go through
--- interviews, negotiate offers, ask employees for referrals and keep reminders.
+-- interviews, negotiate offers, ask employees for referrals and keep reminders. Each company's
+-- recruiters own its postings and move its applications, interviews and offers.
 -- Salaries and bonuses are whole US dollars per year (INTEGER), dates YYYY-MM-DD,
 -- timestamps YYYY-MM-DDTHH:MM:SS.
 
 CREATE TABLE candidates (
     candidate_id TEXT PRIMARY KEY,
     full_name TEXT NOT NULL,
+    date_of_birth TEXT NOT NULL,
     email TEXT NOT NULL UNIQUE,
     phone TEXT NOT NULL,
     city TEXT NOT NULL,
@@ -35,9 +37,19 @@ CREATE TABLE companies (
     hiring_status TEXT NOT NULL CHECK (hiring_status IN ('hiring', 'freeze'))
 ) STRICT;
 
+CREATE TABLE recruiters (
+    recruiter_id TEXT PRIMARY KEY,
+    company_id TEXT NOT NULL REFERENCES companies(company_id),
+    full_name TEXT NOT NULL,
+    email TEXT NOT NULL UNIQUE,
+    phone TEXT NOT NULL,
+    job_title TEXT NOT NULL
+) STRICT;
+
 CREATE TABLE job_postings (
     job_id TEXT PRIMARY KEY,
     company_id TEXT NOT NULL REFERENCES companies(company_id),
+    recruiter_id TEXT NOT NULL REFERENCES recruiters(recruiter_id),
     title TEXT NOT NULL,
     department TEXT NOT NULL,
     location TEXT NOT NULL,

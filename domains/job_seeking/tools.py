@@ -1,10 +1,18 @@
 """Tools of the job_seeking domain: profiles, resumes, job search, referrals, applications,
 interviews, offers with salary negotiation, and reminders.
 
+The platform acts for two kinds of people: candidates (job seekers, CAN-NNNNN) and the recruiters
+of the companies (RCT-NNNNN). Every call that changes state or reads someone's private data names
+the person it acts for (acting_candidate_id, acting_recruiter_id, or acting_user_id where both
+kinds may call) and is refused with permission_denied when that person may not make it: a
+candidate acts only on her own profile, resumes, applications, offers and reminders; a recruiter
+only on the postings of her own company and their referrals, applications, interviews and offers.
+
 Salaries and bonuses are whole US dollars per year, dates YYYY-MM-DD, timestamps
 YYYY-MM-DDTHH:MM:SS (local time of the interview).
 """
 
+from re import sub
 from datetime import date, datetime, timedelta
 
 from scaleenv_mcp.toolkit import (
@@ -12,9 +20,13 @@ from scaleenv_mcp.toolkit import (
     InvalidArgumentError,
     NotFoundError,
     NotPermittedError,
+    optional_choice,
+    optional_date,
     paginate,
     require_choice,
     require_date,
+    require_page,
+    require_permission,
     require_row,
 )
 
@@ -41,14 +53,39 @@ MAX_NEGOTIATION_ROUNDS = 3
 MAX_COUNTER_PERCENT = 25
 REMINDER_HORIZON_DAYS = 90
 
+PROFILE_RULE = "a candidate may update only their own profile"
+SKILL_RULE = "a candidate may add skills only to their own profile"
+CREATE_RESUME_RULE = "a candidate may create resumes only for themself"
+RESUME_RULE = "only the candidate who owns the resume may finalize or archive it"
+REQUEST_REFERRAL_RULE = "a candidate may request referrals only for themself"
+CONFIRM_REFERRAL_RULE = "only a recruiter of the posting's company may confirm a referral for it"
+APPLY_RULE = "a candidate may apply only for themself"
+ADVANCE_RULE = "only a recruiter of the posting's company may advance its applications"
+WITHDRAW_RULE = "only the candidate who applied may withdraw the application"
+SCHEDULE_RULE = "only a recruiter of the posting's company may schedule interviews for its applications"
+MOVE_INTERVIEW_RULE = ("only the candidate of the application or a recruiter of the posting's company may "
+                       "reschedule or cancel its interviews")
+FEEDBACK_RULE = "only a recruiter of the posting's company may record interview feedback"
+EXTEND_RULE = "only a recruiter of the posting's company may extend or revise its offers"
+RESPOND_RULE = "only the candidate the offer was made to may counter, accept or decline it"
+CREATE_REMINDER_RULE = "a candidate may create reminders only for themself"
+COMPLETE_REMINDER_RULE = "only the candidate who owns the reminder may complete it"
+PROFILE_READ_RULE = "a candidate sees only their own profile and resumes; a recruiter may see any candidate's"
+MATCH_RULE = "a candidate may match jobs only for themself"
+REMINDERS_READ_RULE = "a candidate sees only their own reminders"
+RECORDS_READ_RULE = ("a candidate sees only their own records; a recruiter sees only those of their own "
+                     "company's postings")
+
 CANDIDATE_SQL = (
-    "SELECT candidate_id, full_name, email, phone, city, headline, years_experience, desired_salary, status, "
+    "SELECT candidate_id, full_name, date_of_birth, email, phone, city, headline, years_experience, desired_salary, status, "
     "joined_on FROM candidates WHERE candidate_id = ?"
 )
 JOB_SQL = (
-    "SELECT j.job_id, j.company_id, c.name AS company_name, c.hiring_status, j.title, j.department, j.location, "
+    "SELECT j.job_id, j.company_id, c.name AS company_name, c.hiring_status, j.recruiter_id, "
+    "r.full_name AS recruiter_name, r.email AS recruiter_email, j.title, j.department, j.location, "
     "j.work_mode, j.employment_type, j.seniority, j.salary_min, j.salary_max, j.openings, j.status, j.posted_on, "
-    "j.closes_on FROM job_postings j JOIN companies c ON c.company_id = j.company_id WHERE j.job_id = ?"
+    "j.closes_on FROM job_postings j JOIN companies c ON c.company_id = j.company_id "
+    "JOIN recruiters r ON r.recruiter_id = j.recruiter_id WHERE j.job_id = ?"
 )
 APPLICATION_SQL = (
     "SELECT application_id, candidate_id, job_id, resume_id, referral_id, source, stage, applied_on, updated_on, "
@@ -68,6 +105,46 @@ OFFER_SQL = (
 
 
 # -- helpers (not tools) -------------------------------------------------------------------------
+
+def _acting_candidate(ctx, acting_candidate_id: str) -> str:
+    """The acting candidate's id; not_found names the argument."""
+    require_row(ctx, "SELECT candidate_id FROM candidates WHERE candidate_id = ?", (acting_candidate_id,),
+                f"acting_candidate_id {acting_candidate_id}: no such candidate")
+    return acting_candidate_id
+
+
+def _acting_recruiter(ctx, acting_recruiter_id: str) -> dict:
+    """The acting recruiter (recruiter_id, company_id); not_found names the argument."""
+    return require_row(ctx, "SELECT recruiter_id, company_id FROM recruiters WHERE recruiter_id = ?",
+                       (acting_recruiter_id,), f"acting_recruiter_id {acting_recruiter_id}: no such recruiter")
+
+
+def _acting_user(ctx, acting_user_id: str) -> dict:
+    """The acting candidate or recruiter as {"kind", "id", "company_id"}; not_found names the argument."""
+    missing = f"acting_user_id {acting_user_id}: no such candidate or recruiter"
+    if acting_user_id.startswith("RCT-"):
+        row = require_row(ctx, "SELECT recruiter_id, company_id FROM recruiters WHERE recruiter_id = ?",
+                          (acting_user_id,), missing)
+        return {"kind": "recruiter", "id": acting_user_id, "company_id": row["company_id"]}
+    require_row(ctx, "SELECT candidate_id FROM candidates WHERE candidate_id = ?", (acting_user_id,), missing)
+    return {"kind": "candidate", "id": acting_user_id, "company_id": None}
+
+
+def _may_see(actor: dict, candidate_id: str, company_id: str) -> bool:
+    """A candidate sees her own records; a recruiter those of her company's postings."""
+    if actor["kind"] == "recruiter":
+        return actor["company_id"] == company_id
+    return actor["id"] == candidate_id
+
+
+def _scope(actor: dict, candidate_id: str | None, company_id: str | None) -> tuple:
+    """Filters of a search for the actor: (candidate_id, company_id) after RECORDS_READ_RULE."""
+    if actor["kind"] == "recruiter":
+        require_permission(company_id is None or company_id == actor["company_id"], RECORDS_READ_RULE)
+        return candidate_id, actor["company_id"]
+    require_permission(candidate_id is None or candidate_id == actor["id"], RECORDS_READ_RULE)
+    return actor["id"], company_id
+
 
 def _candidate(ctx, candidate_id: str) -> dict:
     return require_row(ctx, CANDIDATE_SQL, (candidate_id,), f"no candidate {candidate_id}")
@@ -153,12 +230,44 @@ def _text(value: str, name: str) -> str:
     return value.strip()
 
 
+# -- identification ------------------------------------------------------------------------------
+
+def identify_candidate(ctx, email: str | None = None, full_name: str | None = None,
+                       date_of_birth: str | None = None, phone: str | None = None) -> dict:
+    if email is None and full_name is None and phone is None:
+        raise InvalidArgumentError("give the candidate's email, phone number, or full name and date of birth")
+    born = optional_date(date_of_birth, "date_of_birth")
+    digits = None
+    if phone is not None:
+        digits = sub(r"[^0-9]", "", phone)
+        digits = "1" + digits if len(digits) == 10 else digits
+    rows = ctx.db.fetch_all(
+        "SELECT candidate_id, full_name, email, city, status FROM candidates "
+        "WHERE (? IS NULL OR lower(email) = lower(trim(?))) AND (? IS NULL OR lower(full_name) = lower(trim(?))) "
+        "AND (? IS NULL OR date_of_birth = ?) "
+        "AND (? IS NULL OR replace(replace(phone, '+', ''), '-', '') = ?) ORDER BY candidate_id",
+        (email, email, full_name, full_name, born, born, digits, digits))
+    if not rows:
+        raise NotFoundError("no candidate matches the details given; check the spelling or ask for another detail")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} candidates are named {rows[0]['full_name']}; ask for the date of "
+                                   "birth (or the email) to tell them apart")
+    return rows[0]
+
+
+def identify_recruiter(ctx, email: str) -> dict:
+    return require_row(
+        ctx, "SELECT r.recruiter_id, r.full_name, r.email, r.job_title, r.company_id, c.name AS company_name "
+        "FROM recruiters r JOIN companies c ON c.company_id = r.company_id WHERE lower(r.email) = lower(trim(?))",
+        (email,), f"no recruiter has the email {email}; ask for the work email the company gave them")
+
+
 # -- candidates ----------------------------------------------------------------------------------
 
-def find_candidates(ctx, name: str | None = None, city: str | None = None, skill: str | None = None,
+def find_candidates(ctx, acting_recruiter_id: str, name: str | None = None, city: str | None = None, skill: str | None = None,
                     status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    if status is not None:
-        require_choice(status, ("active", "paused", "hired"), "status")
+    _acting_recruiter(ctx, acting_recruiter_id)
+    optional_choice(status, ("active", "paused", "hired"), "status")
     rows = ctx.db.fetch_all(
         "SELECT c.candidate_id, c.full_name, c.email, c.city, c.headline, c.years_experience, c.status "
         "FROM candidates c WHERE (? IS NULL OR c.full_name LIKE '%' || ? || '%') "
@@ -169,8 +278,10 @@ def find_candidates(ctx, name: str | None = None, city: str | None = None, skill
     return paginate(rows, limit, offset)
 
 
-def get_candidate(ctx, candidate_id: str) -> dict:
+def get_candidate(ctx, acting_user_id: str, candidate_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     candidate = _candidate(ctx, candidate_id)
+    require_permission(actor["kind"] == "recruiter" or actor["id"] == candidate_id, PROFILE_READ_RULE)
     candidate["skills"] = ctx.db.fetch_all(
         "SELECT candidate_skill_id, skill_name, level, years FROM candidate_skills WHERE candidate_id = ? "
         "ORDER BY candidate_skill_id", (candidate_id,))
@@ -183,9 +294,11 @@ def get_candidate(ctx, candidate_id: str) -> dict:
     return candidate
 
 
-def update_candidate_profile(ctx, candidate_id: str, headline: str | None = None, city: str | None = None,
+def update_candidate_profile(ctx, acting_candidate_id: str, candidate_id: str, headline: str | None = None, city: str | None = None,
                              desired_salary: int | None = None, status: str | None = None) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     candidate = _candidate(ctx, candidate_id)
+    require_permission(acting_candidate_id == candidate_id, PROFILE_RULE)
     if headline is None and city is None and desired_salary is None and status is None:
         raise InvalidArgumentError("give at least one of headline, city, desired_salary, status")
     if headline is not None:
@@ -207,8 +320,11 @@ def update_candidate_profile(ctx, candidate_id: str, headline: str | None = None
             "desired_salary": after["desired_salary"], "status": after["status"]}
 
 
-def add_candidate_skill(ctx, candidate_id: str, skill_name: str, level: str, years: int) -> dict:
+def add_candidate_skill(ctx, acting_candidate_id: str, candidate_id: str, skill_name: str, level: str,
+                        years: int) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     candidate = _candidate(ctx, candidate_id)
+    require_permission(acting_candidate_id == candidate_id, SKILL_RULE)
     skill_name = _text(skill_name, "skill_name")
     require_choice(level, SKILL_LEVELS, "level")
     if years < 0 or years > candidate["years_experience"]:
@@ -229,10 +345,11 @@ def add_candidate_skill(ctx, candidate_id: str, skill_name: str, level: str, yea
 
 # -- resumes -------------------------------------------------------------------------------------
 
-def list_resumes(ctx, candidate_id: str, status: str | None = None) -> dict:
+def list_resumes(ctx, acting_user_id: str, candidate_id: str, status: str | None = None) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     _candidate(ctx, candidate_id)
-    if status is not None:
-        require_choice(status, ("draft", "final", "archived"), "status")
+    require_permission(actor["kind"] == "recruiter" or actor["id"] == candidate_id, PROFILE_READ_RULE)
+    optional_choice(status, ("draft", "final", "archived"), "status")
     rows = ctx.db.fetch_all(
         "SELECT resume_id, candidate_id, title, version, status, updated_on FROM resumes "
         "WHERE candidate_id = ? AND (? IS NULL OR status = ?) ORDER BY version, resume_id",
@@ -240,7 +357,14 @@ def list_resumes(ctx, candidate_id: str, status: str | None = None) -> dict:
     return {"items": rows}
 
 
-def get_resume(ctx, resume_id: str) -> dict:
+def get_resume(ctx, acting_user_id: str, resume_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
+    resume = _resume(ctx, resume_id)
+    require_permission(actor["kind"] == "recruiter" or actor["id"] == resume["candidate_id"], PROFILE_READ_RULE)
+    return resume
+
+
+def _resume(ctx, resume_id: str) -> dict:
     resume = ctx.db.fetch_one(
         "SELECT resume_id, candidate_id, title, summary, version, status, updated_on FROM resumes WHERE resume_id = ?",
         (resume_id,))
@@ -252,8 +376,10 @@ def get_resume(ctx, resume_id: str) -> dict:
     return resume
 
 
-def create_resume(ctx, candidate_id: str, title: str, summary: str) -> dict:
+def create_resume(ctx, acting_candidate_id: str, candidate_id: str, title: str, summary: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     _candidate(ctx, candidate_id)
+    require_permission(acting_candidate_id == candidate_id, CREATE_RESUME_RULE)
     title = _text(title, "title")
     summary = _text(summary, "summary")
     if len(summary) < MIN_SUMMARY_CHARS:
@@ -271,16 +397,20 @@ def create_resume(ctx, candidate_id: str, title: str, summary: str) -> dict:
     return {"resume_id": resume_id, "candidate_id": candidate_id, "version": version, "status": "draft"}
 
 
-def finalize_resume(ctx, resume_id: str) -> dict:
-    resume = get_resume(ctx, resume_id)
+def finalize_resume(ctx, acting_candidate_id: str, resume_id: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
+    resume = _resume(ctx, resume_id)
+    require_permission(resume["candidate_id"] == acting_candidate_id, RESUME_RULE)
     if resume["status"] != "draft":
         raise ConflictError(f"resume {resume_id} is {resume['status']}; only drafts can be finalized")
     ctx.db.execute("UPDATE resumes SET status = 'final', updated_on = ? WHERE resume_id = ?", (ctx.today, resume_id))
     return {"resume_id": resume_id, "candidate_id": resume["candidate_id"], "status": "final", "updated_on": ctx.today}
 
 
-def archive_resume(ctx, resume_id: str) -> dict:
-    resume = get_resume(ctx, resume_id)
+def archive_resume(ctx, acting_candidate_id: str, resume_id: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
+    resume = _resume(ctx, resume_id)
+    require_permission(resume["candidate_id"] == acting_candidate_id, RESUME_RULE)
     if resume["status"] == "archived":
         raise ConflictError(f"resume {resume_id} is already archived")
     active = [a["application_id"] for a in resume["applications"] if a["stage"] in OPEN_STAGES]
@@ -295,8 +425,7 @@ def archive_resume(ctx, resume_id: str) -> dict:
 
 def find_companies(ctx, name: str | None = None, industry: str | None = None, city: str | None = None,
                    hiring_status: str | None = None) -> dict:
-    if hiring_status is not None:
-        require_choice(hiring_status, ("hiring", "freeze"), "hiring_status")
+    optional_choice(hiring_status, ("hiring", "freeze"), "hiring_status")
     rows = ctx.db.fetch_all(
         "SELECT c.company_id, c.name, c.industry, c.headquarters_city, c.email_domain, c.size_band, c.hiring_status, "
         "(SELECT count(*) FROM job_postings j WHERE j.company_id = c.company_id AND j.status = 'open') AS open_jobs "
@@ -324,12 +453,9 @@ def search_jobs(ctx, text: str | None = None, company_id: str | None = None, loc
                 min_salary: int | None = None, skill: str | None = None, posted_after: str | None = None,
                 limit: int = 20, offset: int = 0) -> dict:
     require_choice(status, JOB_STATUSES, "status")
-    if work_mode is not None:
-        require_choice(work_mode, ("onsite", "hybrid", "remote"), "work_mode")
-    if seniority is not None:
-        require_choice(seniority, ("junior", "mid", "senior", "lead"), "seniority")
-    if posted_after is not None:
-        require_date(posted_after, "posted_after")
+    optional_choice(work_mode, ("onsite", "hybrid", "remote"), "work_mode")
+    optional_choice(seniority, ("junior", "mid", "senior", "lead"), "seniority")
+    optional_date(posted_after, "posted_after")
     wanted = None if status == "any" else status
     rows = ctx.db.fetch_all(
         "SELECT j.job_id, j.company_id, c.name AS company_name, j.title, j.location, j.work_mode, j.seniority, "
@@ -357,10 +483,11 @@ def get_job(ctx, job_id: str) -> dict:
     return job
 
 
-def match_jobs_for_candidate(ctx, candidate_id: str, limit: int = 10) -> dict:
+def match_jobs_for_candidate(ctx, acting_candidate_id: str, candidate_id: str, limit: int = 10) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     candidate = _candidate(ctx, candidate_id)
-    if limit < 1 or limit > 50:
-        raise InvalidArgumentError(f"limit must be between 1 and 50; got {limit}")
+    require_permission(acting_candidate_id == candidate_id, MATCH_RULE)
+    require_page(limit, 0, 50)
     have = {r["skill"] for r in ctx.db.fetch_all(
         "SELECT lower(skill_name) AS skill FROM candidate_skills WHERE candidate_id = ?", (candidate_id,))}
     jobs = ctx.db.fetch_all(
@@ -389,22 +516,25 @@ def match_jobs_for_candidate(ctx, candidate_id: str, limit: int = 10) -> dict:
 
 # -- referrals -----------------------------------------------------------------------------------
 
-def list_referrals(ctx, candidate_id: str | None = None, job_id: str | None = None,
+def list_referrals(ctx, acting_user_id: str, candidate_id: str | None = None, job_id: str | None = None,
                    status: str | None = None) -> dict:
-    if status is not None:
-        require_choice(status, ("requested", "submitted", "used", "expired"), "status")
+    actor = _acting_user(ctx, acting_user_id)
+    candidate_id, company_id = _scope(actor, candidate_id, None)
+    optional_choice(status, ("requested", "submitted", "used", "expired"), "status")
     rows = ctx.db.fetch_all(
         "SELECT r.referral_id, r.candidate_id, r.job_id, j.title AS job_title, j.company_id, r.referrer_name, "
         "r.referrer_email, r.relationship, r.status, r.requested_on, r.submitted_on FROM referrals r "
         "JOIN job_postings j ON j.job_id = r.job_id WHERE (? IS NULL OR r.candidate_id = ?) "
-        "AND (? IS NULL OR r.job_id = ?) AND (? IS NULL OR r.status = ?) ORDER BY r.referral_id",
-        (candidate_id, candidate_id, job_id, job_id, status, status))
+        "AND (? IS NULL OR r.job_id = ?) AND (? IS NULL OR r.status = ?) AND (? IS NULL OR j.company_id = ?) "
+        "ORDER BY r.referral_id", (candidate_id, candidate_id, job_id, job_id, status, status, company_id, company_id))
     return {"items": rows}
 
 
-def request_referral(ctx, candidate_id: str, job_id: str, referrer_name: str, referrer_email: str,
-                     relationship: str) -> dict:
+def request_referral(ctx, acting_candidate_id: str, candidate_id: str, job_id: str, referrer_name: str,
+                     referrer_email: str, relationship: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     candidate = _candidate(ctx, candidate_id)
+    require_permission(acting_candidate_id == candidate_id, REQUEST_REFERRAL_RULE)
     job = _job(ctx, job_id)
     referrer_name = _text(referrer_name, "referrer_name")
     require_choice(relationship, RELATIONSHIPS, "relationship")
@@ -433,12 +563,14 @@ def request_referral(ctx, candidate_id: str, job_id: str, referrer_name: str, re
             "requested_on": ctx.today}
 
 
-def confirm_referral(ctx, referral_id: str) -> dict:
+def confirm_referral(ctx, acting_recruiter_id: str, referral_id: str) -> dict:
+    recruiter = _acting_recruiter(ctx, acting_recruiter_id)
     referral = ctx.db.fetch_one(
-        "SELECT referral_id, candidate_id, job_id, status, requested_on FROM referrals WHERE referral_id = ?",
-        (referral_id,))
+        "SELECT r.referral_id, r.candidate_id, r.job_id, r.status, r.requested_on, j.company_id FROM referrals r "
+        "JOIN job_postings j ON j.job_id = r.job_id WHERE r.referral_id = ?", (referral_id,))
     if referral is None:
         raise NotFoundError(f"no referral {referral_id}")
+    require_permission(referral["company_id"] == recruiter["company_id"], CONFIRM_REFERRAL_RULE)
     if referral["status"] != "requested":
         raise ConflictError(f"referral {referral_id} is {referral['status']}; only requested referrals can be confirmed")
     age = (date.fromisoformat(ctx.today) - date.fromisoformat(referral["requested_on"])).days
@@ -453,9 +585,11 @@ def confirm_referral(ctx, referral_id: str) -> dict:
 
 # -- applications --------------------------------------------------------------------------------
 
-def apply_to_job(ctx, candidate_id: str, job_id: str, resume_id: str, referral_id: str | None = None,
-                 cover_note: str | None = None) -> dict:
+def apply_to_job(ctx, acting_candidate_id: str, candidate_id: str, job_id: str, resume_id: str,
+                 referral_id: str | None = None, cover_note: str | None = None) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     candidate = _candidate(ctx, candidate_id)
+    require_permission(acting_candidate_id == candidate_id, APPLY_RULE)
     job = _job(ctx, job_id)
     resume = ctx.db.fetch_one("SELECT candidate_id, status FROM resumes WHERE resume_id = ?", (resume_id,))
     if resume is None:
@@ -490,15 +624,14 @@ def apply_to_job(ctx, candidate_id: str, job_id: str, resume_id: str, referral_i
             "source": source, "referral_id": referral_id, "applied_on": ctx.today}
 
 
-def find_applications(ctx, candidate_id: str | None = None, job_id: str | None = None,
+def find_applications(ctx, acting_user_id: str, candidate_id: str | None = None, job_id: str | None = None,
                       company_id: str | None = None, stage: str | None = None, applied_from: str | None = None,
                       applied_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    if stage is not None:
-        require_choice(stage, OPEN_STAGES + CLOSED_STAGES, "stage")
-    if applied_from is not None:
-        require_date(applied_from, "applied_from")
-    if applied_to is not None:
-        require_date(applied_to, "applied_to")
+    actor = _acting_user(ctx, acting_user_id)
+    candidate_id, company_id = _scope(actor, candidate_id, company_id)
+    optional_choice(stage, OPEN_STAGES + CLOSED_STAGES, "stage")
+    applied_from = optional_date(applied_from, "applied_from")
+    applied_to = optional_date(applied_to, "applied_to")
     rows = ctx.db.fetch_all(
         "SELECT a.application_id, a.candidate_id, c.full_name AS candidate_name, a.job_id, j.title AS job_title, "
         "j.company_id, co.name AS company_name, a.stage, a.source, a.applied_on, a.updated_on FROM applications a "
@@ -512,9 +645,11 @@ def find_applications(ctx, candidate_id: str | None = None, job_id: str | None =
     return paginate(rows, limit, offset)
 
 
-def get_application(ctx, application_id: str) -> dict:
+def get_application(ctx, acting_user_id: str, application_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     app = _application(ctx, application_id)
     job = _job(ctx, app["job_id"])
+    require_permission(_may_see(actor, app["candidate_id"], job["company_id"]), RECORDS_READ_RULE)
     app["job_title"] = job["title"]
     app["company_id"] = job["company_id"]
     app["company_name"] = job["company_name"]
@@ -527,8 +662,10 @@ def get_application(ctx, application_id: str) -> dict:
     return app
 
 
-def advance_application(ctx, application_id: str, stage: str) -> dict:
+def advance_application(ctx, acting_recruiter_id: str, application_id: str, stage: str) -> dict:
+    recruiter = _acting_recruiter(ctx, acting_recruiter_id)
     app = _application(ctx, application_id)
+    require_permission(_job(ctx, app["job_id"])["company_id"] == recruiter["company_id"], ADVANCE_RULE)
     require_choice(stage, ("screening", "interview"), "stage")
     if (app["stage"], stage) not in NEXT_STAGE:
         raise ConflictError(f"application {application_id} is at {app['stage']}; it can move only applied -> "
@@ -539,8 +676,10 @@ def advance_application(ctx, application_id: str, stage: str) -> dict:
             "updated_on": ctx.today}
 
 
-def withdraw_application(ctx, application_id: str, reason: str) -> dict:
+def withdraw_application(ctx, acting_candidate_id: str, application_id: str, reason: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     app = _application(ctx, application_id)
+    require_permission(app["candidate_id"] == acting_candidate_id, WITHDRAW_RULE)
     reason = _text(reason, "reason")
     if app["stage"] in CLOSED_STAGES:
         raise ConflictError(f"application {application_id} is already {app['stage']}")
@@ -549,15 +688,14 @@ def withdraw_application(ctx, application_id: str, reason: str) -> dict:
 
 # -- interviews ----------------------------------------------------------------------------------
 
-def list_interviews(ctx, candidate_id: str | None = None, application_id: str | None = None,
+def list_interviews(ctx, acting_user_id: str, candidate_id: str | None = None, application_id: str | None = None,
                     status: str | None = None, from_date: str | None = None, to_date: str | None = None,
                     limit: int = 20, offset: int = 0) -> dict:
-    if status is not None:
-        require_choice(status, ("scheduled", "completed", "cancelled", "no_show"), "status")
-    if from_date is not None:
-        require_date(from_date, "from_date")
-    if to_date is not None:
-        require_date(to_date, "to_date")
+    actor = _acting_user(ctx, acting_user_id)
+    candidate_id, company_id = _scope(actor, candidate_id, None)
+    optional_choice(status, ("scheduled", "completed", "cancelled", "no_show"), "status")
+    from_date = optional_date(from_date, "from_date")
+    to_date = optional_date(to_date, "to_date")
     rows = ctx.db.fetch_all(
         "SELECT i.interview_id, i.application_id, a.candidate_id, a.job_id, j.title AS job_title, "
         "co.name AS company_name, i.round, i.interview_type, i.interviewer_name, i.scheduled_at, i.duration_minutes, "
@@ -565,15 +703,18 @@ def list_interviews(ctx, candidate_id: str | None = None, application_id: str | 
         "JOIN job_postings j ON j.job_id = a.job_id JOIN companies co ON co.company_id = j.company_id "
         "WHERE (? IS NULL OR a.candidate_id = ?) AND (? IS NULL OR i.application_id = ?) "
         "AND (? IS NULL OR i.status = ?) AND (? IS NULL OR substr(i.scheduled_at, 1, 10) >= ?) "
-        "AND (? IS NULL OR substr(i.scheduled_at, 1, 10) <= ?) ORDER BY i.scheduled_at, i.interview_id",
+        "AND (? IS NULL OR substr(i.scheduled_at, 1, 10) <= ?) AND (? IS NULL OR j.company_id = ?) "
+        "ORDER BY i.scheduled_at, i.interview_id",
         (candidate_id, candidate_id, application_id, application_id, status, status, from_date, from_date,
-         to_date, to_date))
+         to_date, to_date, company_id, company_id))
     return paginate(rows, limit, offset)
 
 
-def schedule_interview(ctx, application_id: str, interview_type: str, interviewer_name: str, scheduled_at: str,
-                       duration_minutes: int) -> dict:
+def schedule_interview(ctx, acting_recruiter_id: str, application_id: str, interview_type: str,
+                       interviewer_name: str, scheduled_at: str, duration_minutes: int) -> dict:
+    recruiter = _acting_recruiter(ctx, acting_recruiter_id)
     app = _application(ctx, application_id)
+    require_permission(_job(ctx, app["job_id"])["company_id"] == recruiter["company_id"], SCHEDULE_RULE)
     require_choice(interview_type, INTERVIEW_TYPES, "interview_type")
     interviewer_name = _text(interviewer_name, "interviewer_name")
     if duration_minutes < MIN_INTERVIEW_MINUTES or duration_minutes > MAX_INTERVIEW_MINUTES:
@@ -598,8 +739,11 @@ def schedule_interview(ctx, application_id: str, interview_type: str, interviewe
             "stage": "interview"}
 
 
-def reschedule_interview(ctx, interview_id: str, scheduled_at: str) -> dict:
+def reschedule_interview(ctx, acting_user_id: str, interview_id: str, scheduled_at: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     interview = _interview(ctx, interview_id)
+    require_permission(_may_see(actor, interview["candidate_id"], _job(ctx, interview["job_id"])["company_id"]),
+                       MOVE_INTERVIEW_RULE)
     if interview["status"] != "scheduled":
         raise ConflictError(f"interview {interview_id} is {interview['status']}; only scheduled interviews move")
     if interview["reschedule_count"] >= MAX_RESCHEDULES:
@@ -614,8 +758,11 @@ def reschedule_interview(ctx, interview_id: str, scheduled_at: str) -> dict:
             "ends_at": end.isoformat(), "reschedule_count": interview["reschedule_count"] + 1}
 
 
-def cancel_interview(ctx, interview_id: str) -> dict:
+def cancel_interview(ctx, acting_user_id: str, interview_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     interview = _interview(ctx, interview_id)
+    require_permission(_may_see(actor, interview["candidate_id"], _job(ctx, interview["job_id"])["company_id"]),
+                       MOVE_INTERVIEW_RULE)
     if interview["status"] != "scheduled":
         raise ConflictError(f"interview {interview_id} is {interview['status']}; only scheduled interviews cancel")
     if interview["scheduled_at"] <= ctx.now:
@@ -625,8 +772,11 @@ def cancel_interview(ctx, interview_id: str) -> dict:
     return {"interview_id": interview_id, "application_id": interview["application_id"], "status": "cancelled"}
 
 
-def record_interview_feedback(ctx, interview_id: str, rating: int, recommendation: str, feedback: str) -> dict:
+def record_interview_feedback(ctx, acting_recruiter_id: str, interview_id: str, rating: int, recommendation: str,
+                              feedback: str) -> dict:
+    recruiter = _acting_recruiter(ctx, acting_recruiter_id)
     interview = _interview(ctx, interview_id)
+    require_permission(_job(ctx, interview["job_id"])["company_id"] == recruiter["company_id"], FEEDBACK_RULE)
     if rating < 1 or rating > 5:
         raise InvalidArgumentError("rating must be an integer from 1 to 5")
     require_choice(recommendation, RECOMMENDATIONS, "recommendation")
@@ -645,24 +795,28 @@ def record_interview_feedback(ctx, interview_id: str, rating: int, recommendatio
 
 # -- offers --------------------------------------------------------------------------------------
 
-def list_offers(ctx, candidate_id: str | None = None, application_id: str | None = None,
+def list_offers(ctx, acting_user_id: str, candidate_id: str | None = None, application_id: str | None = None,
                 status: str | None = None) -> dict:
-    if status is not None:
-        require_choice(status, ("extended", "countered", "accepted", "declined", "rescinded", "expired"), "status")
+    actor = _acting_user(ctx, acting_user_id)
+    candidate_id, company_id = _scope(actor, candidate_id, None)
+    optional_choice(status, ("extended", "countered", "accepted", "declined", "rescinded", "expired"), "status")
     rows = ctx.db.fetch_all(
         "SELECT o.offer_id, o.application_id, a.candidate_id, a.job_id, j.title AS job_title, co.name AS company_name, "
         "o.base_salary, o.bonus, o.start_date, o.status, o.extended_on, o.expires_on, o.negotiation_round, "
         "o.counter_salary FROM offers o JOIN applications a ON a.application_id = o.application_id "
         "JOIN job_postings j ON j.job_id = a.job_id JOIN companies co ON co.company_id = j.company_id "
         "WHERE (? IS NULL OR a.candidate_id = ?) AND (? IS NULL OR o.application_id = ?) "
-        "AND (? IS NULL OR o.status = ?) ORDER BY o.offer_id",
-        (candidate_id, candidate_id, application_id, application_id, status, status))
+        "AND (? IS NULL OR o.status = ?) AND (? IS NULL OR j.company_id = ?) ORDER BY o.offer_id",
+        (candidate_id, candidate_id, application_id, application_id, status, status, company_id, company_id))
     return {"items": rows}
 
 
-def extend_offer(ctx, application_id: str, base_salary: int, bonus: int, start_date: str, expires_on: str) -> dict:
+def extend_offer(ctx, acting_recruiter_id: str, application_id: str, base_salary: int, bonus: int, start_date: str,
+                 expires_on: str) -> dict:
+    recruiter = _acting_recruiter(ctx, acting_recruiter_id)
     app = _application(ctx, application_id)
     job = _job(ctx, app["job_id"])
+    require_permission(job["company_id"] == recruiter["company_id"], EXTEND_RULE)
     expires = require_date(expires_on, "expires_on")
     start = require_date(start_date, "start_date")
     today = date.fromisoformat(ctx.today)
@@ -695,8 +849,10 @@ def extend_offer(ctx, application_id: str, base_salary: int, bonus: int, start_d
             "stage": "offer"}
 
 
-def counter_offer(ctx, offer_id: str, requested_salary: int) -> dict:
+def counter_offer(ctx, acting_candidate_id: str, offer_id: str, requested_salary: int) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     offer = _offer(ctx, offer_id)
+    require_permission(offer["candidate_id"] == acting_candidate_id, RESPOND_RULE)
     if offer["status"] != "extended":
         raise ConflictError(f"offer {offer_id} is {offer['status']}; only an extended offer can be countered")
     if offer["expires_on"] < ctx.today:
@@ -715,9 +871,11 @@ def counter_offer(ctx, offer_id: str, requested_salary: int) -> dict:
             "negotiation_round": offer["negotiation_round"] + 1}
 
 
-def revise_offer(ctx, offer_id: str, base_salary: int, bonus: int | None = None) -> dict:
+def revise_offer(ctx, acting_recruiter_id: str, offer_id: str, base_salary: int, bonus: int | None = None) -> dict:
+    recruiter = _acting_recruiter(ctx, acting_recruiter_id)
     offer = _offer(ctx, offer_id)
     job = _job(ctx, offer["job_id"])
+    require_permission(job["company_id"] == recruiter["company_id"], EXTEND_RULE)
     if offer["status"] != "countered":
         raise ConflictError(f"offer {offer_id} is {offer['status']}; only a countered offer can be revised")
     if base_salary <= offer["base_salary"] or base_salary > offer["counter_salary"]:
@@ -737,8 +895,10 @@ def revise_offer(ctx, offer_id: str, base_salary: int, bonus: int | None = None)
             "negotiation_round": offer["negotiation_round"]}
 
 
-def accept_offer(ctx, offer_id: str) -> dict:
+def accept_offer(ctx, acting_candidate_id: str, offer_id: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     offer = _offer(ctx, offer_id)
+    require_permission(offer["candidate_id"] == acting_candidate_id, RESPOND_RULE)
     job = _job(ctx, offer["job_id"])
     candidate = _candidate(ctx, offer["candidate_id"])
     if offer["status"] != "extended":
@@ -771,8 +931,10 @@ def accept_offer(ctx, offer_id: str) -> dict:
             "job_status": job_status, "withdrawn_application_ids": withdrawn}
 
 
-def decline_offer(ctx, offer_id: str, reason: str) -> dict:
+def decline_offer(ctx, acting_candidate_id: str, offer_id: str, reason: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     offer = _offer(ctx, offer_id)
+    require_permission(offer["candidate_id"] == acting_candidate_id, RESPOND_RULE)
     reason = _text(reason, "reason")
     if offer["status"] not in ("extended", "countered"):
         raise ConflictError(f"offer {offer_id} is {offer['status']}; only an open offer can be declined")
@@ -787,12 +949,13 @@ def decline_offer(ctx, offer_id: str, reason: str) -> dict:
 
 # -- reminders -----------------------------------------------------------------------------------
 
-def list_reminders(ctx, candidate_id: str, status: str | None = None, due_before: str | None = None) -> dict:
+def list_reminders(ctx, acting_candidate_id: str, candidate_id: str, status: str | None = None,
+                   due_before: str | None = None) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     _candidate(ctx, candidate_id)
-    if status is not None:
-        require_choice(status, ("pending", "done"), "status")
-    if due_before is not None:
-        require_date(due_before, "due_before")
+    require_permission(acting_candidate_id == candidate_id, REMINDERS_READ_RULE)
+    optional_choice(status, ("pending", "done"), "status")
+    due_before = optional_date(due_before, "due_before")
     rows = ctx.db.fetch_all(
         "SELECT reminder_id, candidate_id, application_id, due_on, message, status, created_on, completed_on "
         "FROM reminders WHERE candidate_id = ? AND (? IS NULL OR status = ?) AND (? IS NULL OR due_on < ?) "
@@ -802,8 +965,11 @@ def list_reminders(ctx, candidate_id: str, status: str | None = None, due_before
     return {"items": rows}
 
 
-def create_reminder(ctx, candidate_id: str, due_on: str, message: str, application_id: str | None = None) -> dict:
+def create_reminder(ctx, acting_candidate_id: str, candidate_id: str, due_on: str, message: str,
+                    application_id: str | None = None) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     _candidate(ctx, candidate_id)
+    require_permission(acting_candidate_id == candidate_id, CREATE_REMINDER_RULE)
     due = require_date(due_on, "due_on")
     message = _text(message, "message")
     today = date.fromisoformat(ctx.today)
@@ -828,11 +994,13 @@ def create_reminder(ctx, candidate_id: str, due_on: str, message: str, applicati
             "due_on": due_on, "status": "pending"}
 
 
-def complete_reminder(ctx, reminder_id: str) -> dict:
+def complete_reminder(ctx, acting_candidate_id: str, reminder_id: str) -> dict:
+    _acting_candidate(ctx, acting_candidate_id)
     reminder = ctx.db.fetch_one("SELECT reminder_id, candidate_id, status FROM reminders WHERE reminder_id = ?",
                                 (reminder_id,))
     if reminder is None:
         raise NotFoundError(f"no reminder {reminder_id}")
+    require_permission(reminder["candidate_id"] == acting_candidate_id, COMPLETE_REMINDER_RULE)
     if reminder["status"] == "done":
         raise ConflictError(f"reminder {reminder_id} is already done")
     ctx.db.execute("UPDATE reminders SET status = 'done', completed_on = ? WHERE reminder_id = ?",

@@ -32,8 +32,8 @@ from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.persona import choose_persona, identify
-from generator.synthesis.questions import answer_row, build_question_user
-from generator.synthesis.refusals import breaks, build_refusal_user, violating_rows
+from generator.synthesis.questions import build_question
+from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
@@ -190,9 +190,9 @@ class CandidateFactory:
         kind = random.Random(f"{self.slug}:{self.seed}:{index}:kind")
         draw = kind.random()
         if self.questions and draw < INFORMATION_SHARE:
-            return await self._build_question(index, kind)
+            return await build_question(self, index, kind)
         if self.refusals and draw > 1 - REFUSAL_SHARE:
-            return await self._build_refusal(index, kind)
+            return await build_refusal(self, index, kind)
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
         first, later_length, density = self.plan(index, rng)
         written = await self.written_chain(index, first, rng) if self.writer is not None else None
@@ -232,100 +232,25 @@ class CandidateFactory:
             return outcome
         return last
 
-    async def _build_question(self, index: int, rng: random.Random) -> Task | Rejection:
-        """An information task: identify, look up, read; the answer is what the agent must tell."""
-        tool, question = rng.choice(self.questions)
-        plan = self.sampler.sample(tool, 1, rng)
-        last = Rejection("question_failed")
-        for attempt in range(ANCHOR_TRIES):
-            anchor = await self.probe_anchor(plan, index, rng)
-            state = TaskState(self.host, self.slug, self.manifest, self.builder, self.world,
-                              f"draft:{self.seed}:{index}:q{attempt}", [], {})
-            await state.open()
-            try:
-                resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
-                resolver.lookups = self.lookups
-                run = ChainRun()
-                persona = choose_persona(self.manifest, plan, anchor, state.world, self.actors.get(index), attempt,
-                                         ArgumentResolver(self.manifest, state.world,
-                                                          random.Random(f"{self.slug}:{self.seed}:{index}:persona"),
-                                                          self.fits))
-                if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):
-                    last = Rejection("identification", f"{persona[0]} {persona[1]}")
-                    continue
-                if not await self._run_goal(state, plan, anchor, resolver, run, rng, []):
-                    last = Rejection("question_failed", f"{tool}; last refusal {run.last_error}")
-                    continue
-                row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng)
-                if row is None:
-                    last = Rejection("question_failed", f"{tool}: no row its slots single out")
-                    continue
-                user, _ = build_question_user(self.manifest, question, row, run.facts.values, rng,
-                                              acting_profile(state.world, self.manifest, run.actions))
-                return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty_of(len(run.actions), 1, 0),
-                            kind="information", user=user, actions=run.actions, communicate=[str(row[question.answer])],
-                            gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
-                            meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
-                                          expanded_size=1, synthesis_seed=self.seed, grounding=run.grounding))
-            finally:
-                await state.close()
-        return last
+    async def begin(self, index: int, attempt: int, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
+                    rng: random.Random, probed: Any, tag: str) -> tuple[TaskState, ArgumentResolver, ChainRun] | None:
+        """An open task state on the seed, a resolver and a run with the persona (if the plan acts for
+        anyone) identified; None (the state closed) when identification fails. The caller closes the state."""
+        state = TaskState(self.host, self.slug, self.manifest, self.builder, self.world,
+                          f"draft:{self.seed}:{index}:{tag}{attempt}", [], {})
+        await state.open()
+        resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
+        resolver.lookups = self.lookups
+        run = ChainRun()
+        persona = choose_persona(self.manifest, plan, anchor, state.world, probed, attempt,
+                                 ArgumentResolver(self.manifest, state.world,
+                                                  random.Random(f"{self.slug}:{self.seed}:{index}:persona"), self.fits))
+        if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):
+            await state.close()
+            return None
+        return state, resolver, run
 
-    async def _build_refusal(self, index: int, rng: random.Random) -> Task | Rejection:
-        """A refusal task: the request breaks a policy-only rule; the gold is its reads and no change."""
-        rule = rng.choice(self.refusals)
-        violation = rule.violation
-        assert violation is not None
-        today = self.manifest.clock[:10]
-        rows = violating_rows(self.world, violation, today)
-        tool = self.manifest.tool(violation.tool)
-        if not rows or not tool.is_writing:
-            return Rejection("refusal_failed", f"{rule.id}: no row breaks it")
-        plan = self.sampler.sample(violation.tool, 1, rng)
-        last = Rejection("refusal_failed", rule.id)
-        for attempt in range(ANCHOR_TRIES):
-            anchor = (violation.table, rng.choice(rows))
-            near = self.world.neighborhood([anchor])
-            state = TaskState(self.host, self.slug, self.manifest, self.builder, self.world,
-                              f"draft:{self.seed}:{index}:r{attempt}", [], {})
-            await state.open()
-            try:
-                resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
-                resolver.lookups = self.lookups
-                run = ChainRun()
-                persona = choose_persona(self.manifest, plan, anchor, state.world, None, attempt,
-                                         ArgumentResolver(self.manifest, state.world,
-                                                          random.Random(f"{self.slug}:{self.seed}:{index}:persona"),
-                                                          self.fits))
-                if persona is None or not await identify(state, self.manifest, persona, resolver, run, rng):
-                    continue
-                previous = await state.branch()  # the forbidden call runs here, then the branch is dropped
-                try:
-                    done = await run_tool(state.call, LinkSpec(tool=tool), resolver, run, near, rng)
-                finally:
-                    await state.settle(previous, keep=False)
-                target = run.actions[-1].arguments.get(violation.argument) if done else None
-                row = state.world.row(violation.table, target) if target is not None else None
-                if row is None or not breaks(violation, row, today):
-                    last = Rejection("refusal_failed", f"{rule.id}: the request did not land on a row that breaks it")
-                    continue
-                forbidden = run.actions.pop()
-                run.grounding = [g for g in run.grounding if g["action"] < len(run.actions)]
-                user = build_refusal_user(self.manifest, tool, run.facts.values, rng,
-                                          acting_profile(state.world, self.manifest, [*run.actions, forbidden]))
-                if user is None:
-                    return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
-                return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty_of(len(run.actions) + 1, 1, 0),
-                            kind="refusal", user=user, actions=run.actions,
-                            gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
-                            meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
-                                          expanded_size=1, synthesis_seed=self.seed, grounding=run.grounding,
-                                          policy_rule=rule.id, forbidden=[forbidden]))
-            finally:
-                await state.close()
-        return last
-
-    async def _run_goal(self, state: TaskState, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
+    async def run_goal(self, state: TaskState, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
                         resolver: ArgumentResolver, run: ChainRun, rng: random.Random,
                         goals: list[tuple[list[str], dict[str, Any]]]) -> bool:
         """Run one chain on the main episode and record its goal (the writing tools and the facts they need)."""
@@ -349,7 +274,7 @@ class CandidateFactory:
         goals: list[tuple[list[str], dict[str, Any]]] = []
         if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):
             return Rejection("identification", f"no identification path found {persona[0]} {persona[1]}")
-        if not await self._run_goal(state, first, anchor, resolver, run, rng, goals):
+        if not await self.run_goal(state, first, anchor, resolver, run, rng, goals):
             return Rejection("chain_failed", f"{' -> '.join(first.tools)}; last refusal {run.last_error}")
         chains = [first]
         near = state.world.neighborhood([anchor]) if anchor else None
@@ -372,7 +297,7 @@ class CandidateFactory:
             saved = run.checkpoint()
             previous = await state.branch()
             try:
-                grown = await self._run_goal(state, plan, extra, resolver, run, rng, goals)
+                grown = await self.run_goal(state, plan, extra, resolver, run, rng, goals)
             except BaseException:
                 await state.settle(previous, keep=False)
                 raise

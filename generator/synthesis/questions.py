@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
-from scaleenv_mcp.domain.task import UserSpec
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 
-__all__ = ["answer_row", "build_question_user"]
+from generator.synthesis.templates import acting_profile
+
+if TYPE_CHECKING:
+    from generator.synthesis.candidate import CandidateFactory, Rejection
+
+__all__ = ["answer_row", "build_question", "build_question_user"]
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, quick question."]
@@ -53,7 +58,7 @@ def answer_row(question: QuestionSpec, result: dict[str, Any], anchor: dict[str,
 
 
 def build_question_user(manifest: DomainManifest, question: QuestionSpec, row: dict[str, Any], facts: dict[str, Any],
-                        rng: random.Random, profile: str | None) -> tuple[UserSpec, str]:
+                        rng: random.Random, profile: str | None) -> UserSpec:
     """The user side of an information task and the question as asked; every fact is known (nothing
     withheld: the agent must find the answer, not pry facts out of the user)."""
     asked = _SLOT.sub(lambda m: str(row[m.group(1)]), question.text)
@@ -65,4 +70,38 @@ def build_question_user(manifest: DomainManifest, question: QuestionSpec, row: d
     instruction = (f"You are {who}. You want to know: {asked} Give these facts when the agent asks: {known_text}. "
                    "Do not ask for anything to be changed. Do not invent other details; say you do not know. "
                    "End the conversation once you have your answer.")
-    return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction, known=known), asked
+    return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction, known=known)
+
+
+async def build_question(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
+    """An information task: identify, look up, read; the answer is what the agent must tell."""
+    from generator.synthesis.candidate import ANCHOR_TRIES, Rejection, difficulty_of
+
+    tool, question = rng.choice(factory.questions)
+    plan = factory.sampler.sample(tool, 1, rng)
+    last = Rejection("question_failed")
+    for attempt in range(ANCHOR_TRIES):
+        anchor = await factory.probe_anchor(plan, index, rng)
+        begun = await factory.begin(index, attempt, plan, anchor, rng, factory.actors.get(index), "q")
+        if begun is None:
+            last = Rejection("identification", tool)
+            continue
+        state, resolver, run = begun
+        try:
+            if not await factory.run_goal(state, plan, anchor, resolver, run, rng, []):
+                last = Rejection("question_failed", f"{tool}; last refusal {run.last_error}")
+                continue
+            row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng)
+            if row is None:
+                last = Rejection("question_failed", f"{tool}: no row its slots single out")
+                continue
+            user = build_question_user(factory.manifest, question, row, run.facts.values, rng,
+                                       acting_profile(state.world, factory.manifest, run.actions))
+            return Task(id=factory.task_id(index), domain=factory.slug, difficulty=difficulty_of(len(run.actions), 1, 0),
+                        kind="information", user=user, actions=run.actions, communicate=[str(row[question.answer])],
+                        gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
+                        meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
+                                      expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding))
+        finally:
+            await state.close()
+    return last

@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scaleenv_mcp.domain.manifest import ConditionSpec, DomainManifest, ToolSpec, ViolationSpec
-from scaleenv_mcp.domain.task import UserSpec
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 from scaleenv_mcp.state.canonical import canonical_value
 
+from generator.synthesis.executor import LinkSpec, run_tool
+from generator.synthesis.templates import acting_profile
 from generator.synthesis.world import World
 
-__all__ = ["build_refusal_user", "breaks", "violating_rows"]
+if TYPE_CHECKING:
+    from generator.synthesis.candidate import CandidateFactory, Rejection
+
+__all__ = ["breaks", "build_refusal", "build_refusal_user", "violating_rows"]
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there."]
@@ -67,3 +72,52 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
                    "the conversation. Do not invent other details; say you do not know.")
     return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction,
                     known=dict(sorted(known.items())))
+
+
+async def build_refusal(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
+    """A refusal task: the request breaks a policy-only rule; the gold is its reads and no change."""
+    from generator.synthesis.candidate import ANCHOR_TRIES, Rejection, difficulty_of
+
+    rule = rng.choice(factory.refusals)
+    violation = rule.violation
+    assert violation is not None
+    today = factory.manifest.clock[:10]
+    rows = violating_rows(factory.world, violation, today)
+    tool = factory.manifest.tool(violation.tool)
+    if not rows or not tool.is_writing:
+        return Rejection("refusal_failed", f"{rule.id}: no row breaks it")
+    plan = factory.sampler.sample(violation.tool, 1, rng)
+    last = Rejection("refusal_failed", rule.id)
+    for attempt in range(ANCHOR_TRIES):
+        anchor = (violation.table, rng.choice(rows))
+        begun = await factory.begin(index, attempt, plan, anchor, rng, None, "r")
+        if begun is None:
+            continue
+        state, resolver, run = begun
+        try:
+            previous = await state.branch()  # the forbidden call runs here, then the branch is dropped
+            try:
+                done = await run_tool(state.call, LinkSpec(tool=tool), resolver, run,
+                                      factory.world.neighborhood([anchor]), rng)
+            finally:
+                await state.settle(previous, keep=False)
+            target = run.actions[-1].arguments.get(violation.argument) if done else None
+            row = state.world.row(violation.table, target) if target is not None else None
+            if resolver.persona is None or row is None or not breaks(violation, row, today):
+                last = Rejection("refusal_failed", f"{rule.id}: the request did not land on a row that breaks it")
+                continue
+            forbidden = run.actions.pop()
+            run.grounding = [g for g in run.grounding if g["action"] < len(run.actions)]
+            user = build_refusal_user(factory.manifest, tool, run.facts.values, rng,
+                                      acting_profile(state.world, factory.manifest, [*run.actions, forbidden]))
+            if user is None:
+                return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
+            return Task(id=factory.task_id(index), domain=factory.slug,
+                        difficulty=difficulty_of(len(run.actions) + 1, 1, 0), kind="refusal", user=user,
+                        actions=run.actions, gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
+                        meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
+                                      expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding,
+                                      policy_rule=rule.id, forbidden=[forbidden]))
+        finally:
+            await state.close()
+    return last

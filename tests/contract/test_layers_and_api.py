@@ -94,3 +94,10 @@ def test_generated_format_doc_is_current():
 
     assert (REPO / "docs" / "domain-format.md").read_text() == render_format_doc(), \
         "run: python -m scaleenv_mcp.domain.docs"
+
+
+def test_generated_acting_tables_are_current():
+    from scaleenv_mcp.domain.docs import acting_block
+
+    assert acting_block(REPO) in (REPO / "docs" / "domain-quality.md").read_text(), \
+        "run: python -m scaleenv_mcp.domain.docs"

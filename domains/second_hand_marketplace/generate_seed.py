@@ -540,10 +540,235 @@ while len(reports) < 36:
     add_report(lst["listing_id"], reporter, reason, status, created, None if status == "open" else created + 2,
                None if status == "open" else "Checked the listing; no policy breach found.")
 
+# ----------------------------------------------------------------------------- a live deployment
+# Everything below draws from its own generator, so the rows above (which the tests name) keep
+# their values: people's dates of birth and phones, the moderation team, the sold and delivered
+# orders that make up most of a live marketplace's history, and free text written per row.
+live = random.Random(SEED + 1)
+
+# members: a date of birth and a mobile number, as the account holds them; namesakes differ in both
+used_phones: set[str] = set()
+for m in members:
+    born = date(1958, 1, 1) + timedelta(days=live.randint(0, 365 * 47))
+    m["date_of_birth"] = born.isoformat()
+    while True:
+        phone = f"07{live.randint(300, 999)} {live.randint(100000, 999999)}"
+        if phone not in used_phones:
+            break
+    used_phones.add(phone)
+    m["phone"] = phone
+# two namesakes share a city too: only the date of birth (or email, or phone) tells them apart
+members[53 - 1]["city"], members[53 - 1]["postcode"] = "Leicester", "LE5 4PW"   # Priya Desai, like MEM-00003
+
+# moderators: the trust and safety team reviews reports, the disputes team handles disputes and returns
+STAFF = [
+    "Sarah Collins", "David Osei", "Kirsty Maclean", "Rhys Morgan", "Anjali Nair", "Peter Lindqvist",
+    "Bethany Hall", "Tariq Mahmood", "Laura Kennedy", "Joseph Adebayo", "Emma Sutherland", "Chris Palmer",
+    "Hui Min Tan", "Michael Doherty", "Natalie Brooks", "Sarah Collins", "Victoria Nwosu", "Andrew Bell",
+    "Kate Whelan", "Mohammed Iqbal", "Rebecca Stone", "Stuart Reid", "Olivia Grant", "Dominic Fox",
+    "Jasmine Kaur", "Paul Richardson", "Helen Moss", "Ravi Shankar", "Louise Carter", "Simon Evans",
+    "Agnieszka Nowak", "Ben Thornton", "Ciara Flynn", "Mark Jennings", "Leah Goldberg", "Daniel Kowalski",
+]
+moderators = []
+staff_mail: set[str] = set()
+for i, name in enumerate(STAFF, start=1):
+    first, last = name.lower().split()[0], name.lower().split()[-1]
+    email = f"{first}.{last}@preloved-market.co.uk"
+    if email in staff_mail:
+        email = f"{first[0]}{last}@preloved-market.co.uk"
+    staff_mail.add(email)
+    moderators.append({
+        "moderator_id": ident("MOD", i), "name": name, "email": email,
+        "team": "trust_safety" if i % 2 else "disputes",
+        "started_on": day(-live.randint(60, 2200)),
+    })
+
+# free text written per row, never one sentence for everyone
+CONDITION_TEXT = {
+    "new_with_tags": ("Unused, still in the original packaging.", "Brand new with tags, unwanted gift.",
+                      "Never used, bought two by mistake.", "Sealed, receipt available."),
+    "like_new": ("Used a handful of times, no visible marks.", "Barely used and kept in a case.",
+                 "Like new, only taken out to test it.", "Immaculate, used twice."),
+    "good": ("Used and working well, a few light scuffs shown in the photos.", "Good used condition, some signs of wear.",
+             "Works perfectly, small mark on one side.", "Well looked after, light wear from normal use."),
+    "fair": ("Clearly used with visible wear, fully functional.", "Well used but does the job.",
+             "Scratches and scuffs, priced to reflect it.", "Worn but working, see photos for marks."),
+    "for_parts": ("Not working, sold as spares or repair.", "Faulty, powers on intermittently; for parts.",
+                  "Broken, might suit someone handy.", "Spares only, untested."),
+}
+EXTRAS = ("Smoke-free home.", "Pet-free home.", "Selling as I have upgraded.", "Moving house, must go.",
+          "Happy to answer questions.", "More photos on request.", "Reason for sale: no longer needed.",
+          "Original box included.", "No box, well wrapped for posting.", "")
+for lst in listings:
+    seller_row = member_by_id[lst["seller_id"]]
+    extra = live.choice(EXTRAS)
+    handover = live.choice((f"Collection from {seller_row['city']} or posted.", "Posted within two days of payment.",
+                            f"Can meet near {seller_row['city']} centre.", "Tracked postage only."))
+    lst["description"] = " ".join(x for x in (f"{lst['title']}.", live.choice(CONDITION_TEXT[lst["item_condition"]]),
+                                              extra, handover) if x)
+
+OPENERS = {5: ("Brilliant", "Lovely", "Perfect", "Great", "Spot on"), 4: ("Good", "Nice", "Decent", "Solid"),
+           3: ("OK", "Fine", "Acceptable"), 2: ("Disappointing", "Not great"), 1: ("Poor", "Very disappointing")}
+BUYER_TAILS = {5: ("exactly as described and well packed", "arrived the day after I paid", "better than the photos",
+                   "really quick dispatch, thank you", "as described, friendly seller"),
+               4: ("as described, a little slow to post", "well packed, a couple of marks not in the photos",
+                   "good value, took four days to arrive"),
+               3: ("does the job but more worn than listed", "smaller than I expected", "postage took over a week"),
+               2: ("arrived with a scuff not mentioned", "slow replies and slow postage"),
+               1: ("arrived damaged and the seller did not reply", "not as described at all")}
+SELLER_TAILS = ("paid straight away", "smooth sale", "easy to deal with", "quick payment and kind messages",
+                "collected on time", "would sell to again")
+listing_by_id = {l["listing_id"]: l for l in listings}
+order_by_id = {o["order_id"]: o for o in orders}
+
+
+def short(title: str) -> str:
+    return " ".join(title.split()[:3])
+
+
+def review_text(stars: int, order: dict, by_buyer: bool) -> str:
+    if by_buyer:
+        item = short(listing_by_id[order["listing_id"]]["title"])
+        return f"{live.choice(OPENERS[stars])} {item}, {live.choice(BUYER_TAILS[stars])}."
+    return f"{live.choice(OPENERS[stars])} buyer, {live.choice(SELLER_TAILS)}."
+
+
+for r in reviews:
+    o = order_by_id[r["order_id"]]
+    r["comment"] = review_text(r["stars"], o, r["reviewer_id"] == o["buyer_id"])
+
+DISPUTE_LINES = {
+    "not_received": ("Tracking has not moved for {n} days and nothing has arrived.",
+                     "The {item} never turned up; tracking stopped at the depot.",
+                     "Still waiting for the {item}, the seller says it was posted."),
+    "not_as_described": ("The {item} was listed as {cond} but has deep scratches on the front.",
+                         "Listing did not mention the {item} has a missing part.",
+                         "Colour and size of the {item} are not what the photos showed."),
+    "damaged": ("The {item} arrived with a cracked casing, the parcel was barely padded.",
+                "Box was crushed and the {item} is dented.", "The {item} stopped working on day one, it rattles inside."),
+    "counterfeit": ("The stitching and serial number of the {item} do not match the genuine product.",
+                    "Logo on the {item} is misprinted, I believe it is a fake.",
+                    "Serial number of the {item} is not recognised by the maker."),
+}
+for d in disputes:
+    if d["order_id"] in ("ORD-00012", "ORD-00013", "ORD-00014", "ORD-00015"):
+        continue  # the fixed cases keep their words
+    lst = listing_by_id[order_by_id[d["order_id"]]["listing_id"]]
+    d["description"] = live.choice(DISPUTE_LINES[d["reason"]]).format(
+        n=live.randint(5, 12), item=short(lst["title"]), cond=lst["item_condition"].replace("_", " "))
+
+REPORT_LINES = {
+    "prohibited_item": ("Listing appears to include a replica weapon, which is not allowed.",
+                        "Pictures show an item that is banned on the site.", "This looks like a recalled product."),
+    "counterfeit": ("Photos look like a copy, the logo is wrong.", "Price is far too low for the genuine {item}.",
+                    "The tag on the {item} is a known fake design."),
+    "scam": ("Seller asked me to pay by bank transfer outside the app.",
+             "Seller sent me a link to pay on another website.", "Same photos as another listing under a different name."),
+    "offensive": ("Description contains abusive language.", "Seller's notes on the {item} are insulting."),
+    "wrong_category": ("This is listed in the wrong category.", "The {item} belongs under another category."),
+}
+NOTES_DISMISSED = ("Checked the listing; no policy breach found.", "Seller provided proof of purchase.",
+                   "Photos are the seller's own; nothing to act on.", "Category is acceptable for this item.",
+                   "No evidence of off-platform payment.")
+for r in reports:
+    if r["report_id"] in ("RPT-00001", "RPT-00002", "RPT-00003", "RPT-00004", "RPT-00005"):
+        continue
+    item = short(listing_by_id[r["listing_id"]]["title"])
+    r["details"] = live.choice(REPORT_LINES[r["reason"]]).format(item=item)
+    if r["status"] == "dismissed":
+        r["review_note"] = live.choice(NOTES_DISMISSED)
+    elif r["status"] == "upheld":
+        r["review_note"] = live.choice(("Listing breaks the prohibited items policy; removed.",
+                                        "Confirmed breach; listing taken down.", "Removed after checking the photos."))
+
+OFFER_LINES = ("Can collect this weekend.", "Would you post to Scotland?", "Cash ready, quick sale?",
+               "Is this still available?", "Would you meet halfway on price?", "Any chance of free postage?",
+               "Can you send a photo of the back?", "Buying as a gift, is it boxed?", "Happy to pay today.",
+               "Could you hold it until Friday?", None, None, None)
+for off in offers:
+    if int(off["offer_id"][4:]) > 8 and off["message"] is not None:
+        off["message"] = live.choice(OFFER_LINES)
+
+# most of a live marketplace's history: sold items with completed orders, a few just delivered
+n_fixed_orders = len(orders)
+for k in range(66):
+    seller = live.choice(active_ids)
+    cat, title, base, weight = live.choice(catalogue)
+    cond = live.choices(CONDITIONS, weights=(8, 30, 40, 17, 5))[0]
+    factor = {"new_with_tags": 1.0, "like_new": 0.85, "good": 0.7, "fair": 0.5, "for_parts": 0.25}[cond]
+    price = max(100, int(round(base * factor * live.uniform(0.9, 1.1) / 50.0)) * 50)
+    if not member_by_id[seller]["id_verified"]:
+        price = min(price, 25000)
+    recent = k < 6
+    created = -live.randint(4, 9) if recent else -live.randint(12, 200)
+    lst = {"listing_id": ident("LST", len(listings) + 1), "seller_id": seller, "title": title,
+           "description": " ".join(x for x in (f"{title}.", live.choice(CONDITION_TEXT[cond]), live.choice(EXTRAS),
+                                                "Posted within two days of payment.") if x),
+           "category": cat, "item_condition": cond, "price_pence": price, "accepts_offers": 1 if live.random() < 0.8 else 0,
+           "weight_grams": weight, "status": "reserved" if recent else "sold",
+           "created_on": day(created - live.randint(3, 20)), "published_on": day(created - 2)}
+    listings.append(lst)
+    listing_by_id[lst["listing_id"]] = lst
+    for pos in range(1, live.randint(1, 5) + 1):
+        photos.append({"photo_id": ident("PHO", len(photos) + 1), "listing_id": lst["listing_id"],
+                       "url": f"https://img.preloved-market.co.uk/{lst['listing_id'].lower()}/{pos}.jpg", "position": pos,
+                       "caption": live.choice((None, None, "Front view", "Close-up of wear", "Box and accessories"))})
+    while True:
+        buyer = live.choice(active_ids)
+        if buyer != seller:
+            break
+    ship, fee = shipping_for(weight), fee_for(price)
+    order = {"order_id": ident("ORD", len(orders) + 1), "listing_id": lst["listing_id"], "buyer_id": buyer,
+             "seller_id": seller, "offer_id": None, "item_price_pence": price, "shipping_pence": ship,
+             "protection_fee_pence": fee, "total_pence": price + ship + fee,
+             "status": "delivered" if recent else "completed", "created_on": day(created), "paid_on": day(created),
+             "shipped_on": day(created + 1), "delivered_on": day(created + 3),
+             "completed_on": None if recent else day(created + live.randint(3, 6))}
+    orders.append(order)
+    order_by_id[order["order_id"]] = order
+    payments.append({"payment_id": ident("PAY", len(payments) + 1), "order_id": order["order_id"],
+                     "method": live.choice(("card", "card", "card", "wallet", "bank_transfer")),
+                     "amount_pence": order["total_pence"], "refunded_pence": 0,
+                     "released_pence": 0 if recent else price + ship, "status": "held" if recent else "released",
+                     "held_on": order["paid_on"], "settled_on": order["completed_on"]})
+    carrier = live.choice(("royal_mail", "evri", "dpd", "inpost"))
+    new_label(order, "outbound", carrier, "delivered", day(created + 1), weight)
+    if recent:
+        continue
+    for reviewer, reviewee, chance in ((buyer, seller, 0.8), (seller, buyer, 0.45)):
+        if live.random() < chance:
+            stars = live.choices((5, 4, 3, 2, 1), weights=(62, 24, 8, 4, 2))[0] if reviewer == buyer else live.choice((5, 5, 4))
+            reviews.append({"review_id": ident("REV", len(reviews) + 1), "order_id": order["order_id"],
+                            "reviewer_id": reviewer, "reviewee_id": reviewee, "stars": stars,
+                            "comment": review_text(stars, order, reviewer == buyer), "created_on": order["completed_on"]})
+            member_by_id[reviewee]["rating_total"] += stars
+            member_by_id[reviewee]["rating_count"] += 1
+
+# the shop window: items on sale today, some of them the same product as another seller's
+for k in range(40):
+    seller = live.choice(active_ids)
+    cat, title, base, weight = live.choice(catalogue)
+    cond = live.choices(CONDITIONS, weights=(8, 30, 40, 17, 5))[0]
+    factor = {"new_with_tags": 1.0, "like_new": 0.85, "good": 0.7, "fair": 0.5, "for_parts": 0.25}[cond]
+    price = max(100, int(round(base * factor * live.uniform(0.9, 1.1) / 50.0)) * 50)
+    if not member_by_id[seller]["id_verified"]:
+        price = min(price, 25000)
+    created = -live.randint(1, 60)
+    lst = {"listing_id": ident("LST", len(listings) + 1), "seller_id": seller, "title": title,
+           "description": " ".join(x for x in (f"{title}.", live.choice(CONDITION_TEXT[cond]), live.choice(EXTRAS),
+                                                f"Collection from {member_by_id[seller]['city']} or posted.") if x),
+           "category": cat, "item_condition": cond, "price_pence": price, "accepts_offers": 1 if live.random() < 0.8 else 0,
+           "weight_grams": weight, "status": "active", "created_on": day(created), "published_on": day(created)}
+    listings.append(lst)
+    for pos in range(1, live.randint(1, 6) + 1):
+        photos.append({"photo_id": ident("PHO", len(photos) + 1), "listing_id": lst["listing_id"],
+                       "url": f"https://img.preloved-market.co.uk/{lst['listing_id'].lower()}/{pos}.jpg", "position": pos,
+                       "caption": live.choice((None, None, "Front view", "Close-up of wear", "Label and size"))})
+
 seed = {
     "members": members, "listings": listings, "listing_photos": photos, "offers": offers, "orders": orders,
     "escrow_payments": payments, "shipping_labels": labels, "disputes": disputes, "reviews": reviews,
-    "saved_searches": saved, "reports": reports,
+    "saved_searches": saved, "reports": reports, "moderators": moderators,
 }
 if __name__ == "__main__":
     out = Path(__file__).with_name("seed.json")

@@ -3,6 +3,8 @@ CREATE TABLE members (
     member_id TEXT PRIMARY KEY CHECK (member_id GLOB 'MEM-[0-9][0-9][0-9][0-9][0-9]'),
     name TEXT NOT NULL CHECK (length(name) > 0),
     email TEXT NOT NULL UNIQUE,
+    date_of_birth TEXT NOT NULL CHECK (date_of_birth GLOB '[12][0-9][0-9][0-9]-[01][0-9]-[0-3][0-9]'),
+    phone TEXT NOT NULL UNIQUE CHECK (phone GLOB '07[0-9][0-9][0-9] [0-9][0-9][0-9][0-9][0-9][0-9]'),
     city TEXT NOT NULL,
     postcode TEXT NOT NULL,
     joined_on TEXT NOT NULL,
@@ -136,4 +138,12 @@ CREATE TABLE reports (
     created_on TEXT NOT NULL,
     reviewed_on TEXT,
     review_note TEXT
+) STRICT;
+
+CREATE TABLE moderators (
+    moderator_id TEXT PRIMARY KEY CHECK (moderator_id GLOB 'MOD-[0-9][0-9][0-9][0-9][0-9]'),
+    name TEXT NOT NULL CHECK (length(name) > 0),
+    email TEXT NOT NULL UNIQUE CHECK (email LIKE '%@preloved-market.co.uk'),
+    team TEXT NOT NULL CHECK (team IN ('trust_safety', 'disputes')),
+    started_on TEXT NOT NULL
 ) STRICT;

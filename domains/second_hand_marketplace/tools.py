@@ -13,7 +13,11 @@ from scaleenv_mcp.toolkit import (
     NotPermittedError,
     require_choice,
     require_date,
+    optional_choice,
+    optional_date,
+    paginate,
     require_page,
+    require_permission,
     require_row,
 )
 
@@ -46,6 +50,37 @@ CARRIER_ADJUST = (("royal_mail", 0), ("evri", -60), ("dpd", 120), ("inpost", -40
 CARRIER_PREFIX = (("royal_mail", "RM"), ("evri", "H01"), ("dpd", "15502"), ("inpost", "IP"))
 REMOVING_REASONS = ("prohibited_item", "counterfeit", "scam")
 
+# Who may do what: the one-line permission rules of domain.json, word for word.
+RULE_OWN_ACCOUNT = "a member may view only their own account"
+RULE_CREATE_LISTING = "a member may create listings only under their own account"
+RULE_ADD_PHOTO = "only the seller of the listing may add photos to it"
+RULE_PUBLISH = "only the seller of the listing may publish it"
+RULE_REPRICE = "only the seller of the listing may change its price"
+RULE_WITHDRAW = "only the seller of the listing may withdraw it"
+RULE_FIND_OFFERS = "a member sees only the offers they made and the offers on their own listings"
+RULE_MAKE_OFFER = "the seller of a listing may not make an offer on it"
+RULE_COUNTER = "only the seller of the listing may counter an offer on it"
+RULE_ACCEPT = "only the party an offer was made to may accept it: the seller for a buyer's offer, the buyer for a counter-offer"
+RULE_DECLINE = "only the party an offer was made to may decline it: the seller for a buyer's offer, the buyer for a counter-offer"
+RULE_BUY = "the seller of a listing may not buy it"
+RULE_FIND_ORDERS = "a member sees only the orders they bought or sold"
+RULE_GET_ORDER = "only the buyer or the seller of an order may view it"
+RULE_PAY = "only the buyer of the order may pay it"
+RULE_CANCEL = "only the buyer or the seller of the order may cancel it"
+RULE_LABEL = "only the seller of the order may buy its shipping label"
+RULE_SHIP = "only the seller of the order may mark it shipped"
+RULE_DELIVERY = "only the buyer of the order may confirm its delivery"
+RULE_COMPLETE = "only the buyer of the order may complete it and release the payment"
+RULE_OPEN_DISPUTE = "only the buyer of the order may open a dispute on it"
+RULE_DISPUTES_TEAM = "only a moderator of the disputes team may handle disputes and returns"
+RULE_REVIEW = "only the buyer or the seller of the order may review it"
+RULE_SAVE_SEARCH = "a member may save searches only to their own account"
+RULE_LIST_SEARCHES = "a member may see only their own saved searches"
+RULE_DELETE_SEARCH = "only the member who saved a search may delete it"
+RULE_RUN_SEARCH = "only the member who saved a search may run it"
+RULE_REPORT = "the seller of a listing may not report it"
+RULE_TRUST_TEAM = "only a moderator of the trust and safety team may review reports"
+
 LISTING_SQL = (
     "SELECT l.listing_id, l.seller_id, m.name AS seller_name, m.city AS seller_city, l.title, l.description, "
     "l.category, l.item_condition, l.price_pence, l.accepts_offers, l.weight_grams, l.status, l.created_on, "
@@ -70,11 +105,29 @@ DISPUTE_SQL = (
 
 def _member(ctx, member_id: str) -> dict:
     row = ctx.db.fetch_one(
-        "SELECT member_id, name, email, city, postcode, joined_on, status, id_verified, rating_total, rating_count, "
-        "wallet_balance_pence FROM members WHERE member_id = ?", (member_id,))
+        "SELECT member_id, name, email, date_of_birth, phone, city, postcode, joined_on, status, id_verified, "
+        "rating_total, rating_count, wallet_balance_pence FROM members WHERE member_id = ?", (member_id,))
     if row is None:
         raise NotFoundError(f"no member {member_id}")
     row["id_verified"] = bool(row["id_verified"])
+    return row
+
+
+def _acting_member(ctx, acting_member_id: str) -> dict:
+    """The member the call acts for, or not_found naming the argument."""
+    row = ctx.db.fetch_one("SELECT member_id, name, status FROM members WHERE member_id = ?", (acting_member_id,))
+    if row is None:
+        raise NotFoundError(f"acting_member_id {acting_member_id}: no such member")
+    return row
+
+
+def _acting_moderator(ctx, acting_moderator_id: str, team: str, rule: str) -> dict:
+    """The moderator the call acts for (not_found naming the argument), who must be of ``team``."""
+    row = ctx.db.fetch_one("SELECT moderator_id, name, team FROM moderators WHERE moderator_id = ?",
+                           (acting_moderator_id,))
+    if row is None:
+        raise NotFoundError(f"acting_moderator_id {acting_moderator_id}: no such moderator")
+    require_permission(row["team"] == team, rule)
     return row
 
 
@@ -188,28 +241,64 @@ def _refund_buyer(ctx, payment: dict, buyer_id: str, amount: int) -> None:
                        (amount, buyer_id))
 
 
+# -- identification -----------------------------------------------------------------------------
+
+def identify_member(ctx, email: str | None = None, name: str | None = None, date_of_birth: str | None = None,
+                    phone: str | None = None) -> dict:
+    if email is None and name is None and phone is None:
+        raise InvalidArgumentError("give the member's email, phone, or full name with date of birth")
+    if date_of_birth is not None:
+        require_date(date_of_birth, "date_of_birth")
+        if name is None:
+            raise InvalidArgumentError("date_of_birth identifies a member only together with name")
+    rows = ctx.db.fetch_all(
+        "SELECT member_id, name, email, city, status FROM members "
+        "WHERE (? IS NULL OR lower(email) = lower(?)) AND (? IS NULL OR replace(phone, ' ', '') = replace(?, ' ', '')) "
+        "AND (? IS NULL OR lower(name) = lower(?)) AND (? IS NULL OR date_of_birth = ?) ORDER BY member_id",
+        (email, email, phone, phone, name, name, date_of_birth, date_of_birth))
+    if not rows:
+        raise NotFoundError("no member matches these details; check the spelling or ask for another detail")
+    if len(rows) > 1:
+        raise ConflictError(f"{len(rows)} members are named {name}; ask for the date of birth, email or phone")
+    return rows[0]
+
+
+def identify_moderator(ctx, email: str | None = None, name: str | None = None) -> dict:
+    if email is None and name is None:
+        raise InvalidArgumentError("give the moderator's work email or full name")
+    rows = ctx.db.fetch_all(
+        "SELECT moderator_id, name, email, team FROM moderators WHERE (? IS NULL OR lower(email) = lower(?)) "
+        "AND (? IS NULL OR lower(name) = lower(?)) ORDER BY moderator_id", (email, email, name, name))
+    if not rows:
+        raise NotFoundError("no moderator matches these details; check the spelling or ask for the work email")
+    if len(rows) > 1:
+        raise ConflictError(f"{len(rows)} moderators are named {name}; ask for the work email")
+    return rows[0]
+
+
 # -- members ------------------------------------------------------------------------------------
 
 def find_members(ctx, name: str | None = None, city: str | None = None, status: str | None = None,
                  limit: int = 20, offset: int = 0) -> dict:
+    optional_choice(status, ("active", "suspended"), "status")
     require_page(limit, offset)
-    if status is not None:
-        require_choice(status, ("active", "suspended"), "status")
     rows = ctx.db.fetch_all(
-        "SELECT member_id, name, email, city, status, id_verified, rating_total, rating_count FROM members "
+        "SELECT member_id, name, city, status, id_verified, rating_total, rating_count FROM members "
         "WHERE (? IS NULL OR name LIKE '%' || ? || '%') AND (? IS NULL OR city = ?) AND (? IS NULL OR status = ?) "
         "ORDER BY member_id", (name, name, city, city, status, status))
     items = []
     for row in rows[offset:offset + limit]:
-        items.append({"member_id": row["member_id"], "name": row["name"], "email": row["email"], "city": row["city"],
+        items.append({"member_id": row["member_id"], "name": row["name"], "city": row["city"],
                       "status": row["status"], "id_verified": bool(row["id_verified"]),
                       "rating_average": round(row["rating_total"] / row["rating_count"], 2) if row["rating_count"] else None,
                       "rating_count": row["rating_count"]})
     return {"items": items, "total": len(rows)}
 
 
-def get_member(ctx, member_id: str) -> dict:
+def get_member(ctx, acting_member_id: str, member_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     row = _member(ctx, member_id)
+    require_permission(acting_member_id == member_id, RULE_OWN_ACCOUNT)
     counts = ctx.db.fetch_one(
         "SELECT (SELECT count(*) FROM listings WHERE seller_id = ? AND status = 'active') AS active_listings, "
         "(SELECT count(*) FROM orders WHERE buyer_id = ? OR seller_id = ?) AS orders",
@@ -227,12 +316,9 @@ def search_listings(ctx, text: str | None = None, category: str | None = None, i
                     seller_id: str | None = None, city: str | None = None, status: str | None = "active",
                     limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset)
-    if category is not None:
-        require_choice(category, CATEGORIES, "category")
-    if item_condition is not None:
-        require_choice(item_condition, CONDITIONS, "item_condition")
-    if status is not None:
-        require_choice(status, LISTING_STATUSES, "status")
+    optional_choice(category, CATEGORIES, "category")
+    optional_choice(item_condition, CONDITIONS, "item_condition")
+    optional_choice(status, LISTING_STATUSES, "status")
     if min_price_pence is not None and max_price_pence is not None and min_price_pence > max_price_pence:
         raise InvalidArgumentError("min_price_pence must not exceed max_price_pence")
     rows = ctx.db.fetch_all(
@@ -263,8 +349,10 @@ def get_listing(ctx, listing_id: str) -> dict:
     return row
 
 
-def create_listing(ctx, seller_id: str, title: str, description: str, category: str, item_condition: str,
-                   price_pence: int, weight_grams: int, accepts_offers: bool = True) -> dict:
+def create_listing(ctx, acting_member_id: str, seller_id: str, title: str, description: str, category: str,
+                   item_condition: str, price_pence: int, weight_grams: int, accepts_offers: bool = True) -> dict:
+    _acting_member(ctx, acting_member_id)
+    require_permission(seller_id == acting_member_id, RULE_CREATE_LISTING)
     require_choice(category, CATEGORIES, "category")
     require_choice(item_condition, CONDITIONS, "item_condition")
     if len(title.strip()) < 3 or len(title) > 80:
@@ -283,8 +371,10 @@ def create_listing(ctx, seller_id: str, title: str, description: str, category: 
     return {"listing_id": listing_id, "seller_id": seller_id, "status": "draft", "price_pence": price_pence}
 
 
-def add_listing_photo(ctx, listing_id: str, url: str, caption: str | None = None) -> dict:
+def add_listing_photo(ctx, acting_member_id: str, listing_id: str, url: str, caption: str | None = None) -> dict:
+    _acting_member(ctx, acting_member_id)
     listing = _listing(ctx, listing_id)
+    require_permission(listing["seller_id"] == acting_member_id, RULE_ADD_PHOTO)
     if not url.startswith("https://"):
         raise InvalidArgumentError("url must start with https://")
     if listing["status"] not in ("draft", "active"):
@@ -299,8 +389,10 @@ def add_listing_photo(ctx, listing_id: str, url: str, caption: str | None = None
     return {"photo_id": photo_id, "listing_id": listing_id, "position": top["top"] + 1, "photo_count": top["n"] + 1}
 
 
-def publish_listing(ctx, listing_id: str) -> dict:
+def publish_listing(ctx, acting_member_id: str, listing_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     listing = _listing(ctx, listing_id)
+    require_permission(listing["seller_id"] == acting_member_id, RULE_PUBLISH)
     if listing["status"] not in ("draft", "withdrawn"):
         raise ConflictError(f"listing {listing_id} is {listing['status']}; only draft or withdrawn listings can be published")
     _active_member(ctx, listing["seller_id"], "seller")
@@ -311,8 +403,10 @@ def publish_listing(ctx, listing_id: str) -> dict:
     return {"listing_id": listing_id, "status": "active", "published_on": ctx.today, "photo_count": photos}
 
 
-def update_listing_price(ctx, listing_id: str, price_pence: int) -> dict:
+def update_listing_price(ctx, acting_member_id: str, listing_id: str, price_pence: int) -> dict:
+    _acting_member(ctx, acting_member_id)
     listing = _listing(ctx, listing_id)
+    require_permission(listing["seller_id"] == acting_member_id, RULE_REPRICE)
     if listing["status"] not in ("draft", "active"):
         raise ConflictError(f"listing {listing_id} is {listing['status']}; only draft or active listings can be repriced")
     if price_pence == listing["price_pence"]:
@@ -323,8 +417,10 @@ def update_listing_price(ctx, listing_id: str, price_pence: int) -> dict:
     return {"listing_id": listing_id, "previous_price_pence": listing["price_pence"], "price_pence": price_pence}
 
 
-def withdraw_listing(ctx, listing_id: str) -> dict:
+def withdraw_listing(ctx, acting_member_id: str, listing_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     listing = _listing(ctx, listing_id)
+    require_permission(listing["seller_id"] == acting_member_id, RULE_WITHDRAW)
     if listing["status"] not in ("draft", "active"):
         raise ConflictError(f"listing {listing_id} is {listing['status']}; only draft or active listings can be withdrawn")
     ctx.db.execute("UPDATE listings SET status = 'withdrawn' WHERE listing_id = ?", (listing_id,))
@@ -334,27 +430,34 @@ def withdraw_listing(ctx, listing_id: str) -> dict:
 
 # -- offers -------------------------------------------------------------------------------------
 
-def find_offers(ctx, listing_id: str | None = None, buyer_id: str | None = None, status: str | None = None,
-                limit: int = 20, offset: int = 0) -> dict:
+def find_offers(ctx, acting_member_id: str, listing_id: str | None = None, buyer_id: str | None = None,
+                status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset)
-    if status is not None:
-        require_choice(status, OFFER_STATUSES, "status")
+    optional_choice(status, OFFER_STATUSES, "status")
+    _acting_member(ctx, acting_member_id)
+    if buyer_id is not None and buyer_id != acting_member_id:
+        seller = None if listing_id is None else ctx.db.fetch_one(
+            "SELECT seller_id FROM listings WHERE listing_id = ?", (listing_id,))
+        require_permission(seller is not None and seller["seller_id"] == acting_member_id, RULE_FIND_OFFERS)
     rows = ctx.db.fetch_all(
         "SELECT o.offer_id, o.listing_id, l.title, l.seller_id, o.buyer_id, o.made_by, o.parent_offer_id, o.amount_pence, "
         "o.status, o.created_on, o.expires_on FROM offers o JOIN listings l ON l.listing_id = o.listing_id "
-        "WHERE (? IS NULL OR o.listing_id = ?) AND (? IS NULL OR o.buyer_id = ?) AND (? IS NULL OR o.status = ?) "
-        "ORDER BY o.offer_id", (listing_id, listing_id, buyer_id, buyer_id, status, status))
+        "WHERE (o.buyer_id = ? OR l.seller_id = ?) "
+        "AND (? IS NULL OR o.listing_id = ?) AND (? IS NULL OR o.buyer_id = ?) AND (? IS NULL OR o.status = ?) "
+        "ORDER BY o.offer_id", (acting_member_id, acting_member_id, listing_id, listing_id, buyer_id, buyer_id,
+                                status, status))
     items = rows[offset:offset + limit]
     for row in items:
         row["is_expired"] = row["status"] == "pending" and row["expires_on"] < ctx.today
     return {"items": items, "total": len(rows)}
 
 
-def make_offer(ctx, listing_id: str, buyer_id: str, amount_pence: int, message: str | None = None) -> dict:
+def make_offer(ctx, acting_member_id: str, listing_id: str, amount_pence: int, message: str | None = None) -> dict:
+    _acting_member(ctx, acting_member_id)
+    buyer_id = acting_member_id
     listing = _listing(ctx, listing_id)
+    require_permission(buyer_id != listing["seller_id"], RULE_MAKE_OFFER)
     _active_member(ctx, buyer_id, "buyer")
-    if buyer_id == listing["seller_id"]:
-        raise NotPermittedError("a seller cannot make an offer on their own listing")
     if listing["status"] != "active":
         raise ConflictError(f"listing {listing_id} is {listing['status']}, not active")
     if not listing["accepts_offers"]:
@@ -387,7 +490,13 @@ def _open_offer(ctx, offer_id: str) -> dict:
     return offer
 
 
-def counter_offer(ctx, offer_id: str, amount_pence: int) -> dict:
+def counter_offer(ctx, acting_member_id: str, offer_id: str, amount_pence: int) -> dict:
+    _acting_member(ctx, acting_member_id)
+    seller = ctx.db.fetch_one("SELECT l.seller_id FROM offers o JOIN listings l ON l.listing_id = o.listing_id "
+                              "WHERE o.offer_id = ?", (offer_id,))
+    if seller is None:
+        raise NotFoundError(f"no offer {offer_id}")
+    require_permission(seller["seller_id"] == acting_member_id, RULE_COUNTER)
     offer = _open_offer(ctx, offer_id)
     if offer["made_by"] != "buyer":
         raise ConflictError(f"offer {offer_id} is already the seller's counter-offer; only buyer offers can be countered")
@@ -406,7 +515,16 @@ def counter_offer(ctx, offer_id: str, amount_pence: int) -> dict:
             "buyer_id": offer["buyer_id"], "amount_pence": amount_pence, "status": "pending", "expires_on": expires}
 
 
-def accept_offer(ctx, offer_id: str) -> dict:
+def _offer_recipient(ctx, offer: dict) -> str:
+    """Who an offer was made to: the seller for a buyer's offer, the buyer for a seller's counter-offer."""
+    if offer["made_by"] == "seller":
+        return offer["buyer_id"]
+    return ctx.db.fetch_one("SELECT seller_id FROM listings WHERE listing_id = ?", (offer["listing_id"],))["seller_id"]
+
+
+def accept_offer(ctx, acting_member_id: str, offer_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
+    require_permission(_offer_recipient(ctx, _offer(ctx, offer_id)) == acting_member_id, RULE_ACCEPT)
     offer = _open_offer(ctx, offer_id)
     listing = _listing(ctx, offer["listing_id"])
     if listing["status"] != "active":
@@ -419,8 +537,10 @@ def accept_offer(ctx, offer_id: str) -> dict:
     return order
 
 
-def decline_offer(ctx, offer_id: str) -> dict:
+def decline_offer(ctx, acting_member_id: str, offer_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     offer = _offer(ctx, offer_id)
+    require_permission(_offer_recipient(ctx, offer) == acting_member_id, RULE_DECLINE)
     if offer["status"] != "pending":
         raise ConflictError(f"offer {offer_id} is {offer['status']}, not pending")
     ctx.db.execute("UPDATE offers SET status = 'declined' WHERE offer_id = ?", (offer_id,))
@@ -429,11 +549,12 @@ def decline_offer(ctx, offer_id: str) -> dict:
 
 # -- orders -------------------------------------------------------------------------------------
 
-def buy_now(ctx, listing_id: str, buyer_id: str) -> dict:
+def buy_now(ctx, acting_member_id: str, listing_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
+    buyer_id = acting_member_id
     listing = _listing(ctx, listing_id)
+    require_permission(buyer_id != listing["seller_id"], RULE_BUY)
     _active_member(ctx, buyer_id, "buyer")
-    if buyer_id == listing["seller_id"]:
-        raise NotPermittedError("a seller cannot buy their own listing")
     if listing["status"] != "active":
         raise ConflictError(f"listing {listing_id} is {listing['status']}, not active")
     declined = _decline_pending(ctx, listing_id)
@@ -442,26 +563,30 @@ def buy_now(ctx, listing_id: str, buyer_id: str) -> dict:
     return order
 
 
-def find_orders(ctx, buyer_id: str | None = None, seller_id: str | None = None, status: str | None = None,
-                created_from: str | None = None, created_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+def find_orders(ctx, acting_member_id: str, buyer_id: str | None = None, seller_id: str | None = None,
+                status: str | None = None, created_from: str | None = None, created_to: str | None = None,
+                limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset)
-    if status is not None:
-        require_choice(status, ORDER_STATUSES, "status")
-    if created_from is not None:
-        require_date(created_from, "created_from")
-    if created_to is not None:
-        require_date(created_to, "created_to")
+    optional_choice(status, ORDER_STATUSES, "status")
+    created_from = optional_date(created_from, "created_from")
+    created_to = optional_date(created_to, "created_to")
+    _acting_member(ctx, acting_member_id)
+    require_permission(acting_member_id in (buyer_id, seller_id) or (buyer_id is None and seller_id is None),
+                       RULE_FIND_ORDERS)
     rows = ctx.db.fetch_all(
         "SELECT o.order_id, o.listing_id, l.title, o.buyer_id, o.seller_id, o.total_pence, o.status, o.created_on "
-        "FROM orders o JOIN listings l ON l.listing_id = o.listing_id "
-        "WHERE (? IS NULL OR o.buyer_id = ?) AND (? IS NULL OR o.seller_id = ?) AND (? IS NULL OR o.status = ?) "
+        "FROM orders o JOIN listings l ON l.listing_id = o.listing_id WHERE (o.buyer_id = ? OR o.seller_id = ?) "
+        "AND (? IS NULL OR o.buyer_id = ?) AND (? IS NULL OR o.seller_id = ?) AND (? IS NULL OR o.status = ?) "
         "AND (? IS NULL OR o.created_on >= ?) AND (? IS NULL OR o.created_on <= ?) ORDER BY o.order_id",
-        (buyer_id, buyer_id, seller_id, seller_id, status, status, created_from, created_from, created_to, created_to))
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
+        (acting_member_id, acting_member_id, buyer_id, buyer_id, seller_id, seller_id, status, status,
+         created_from, created_from, created_to, created_to))
+    return paginate(rows, limit, offset)
 
 
-def get_order(ctx, order_id: str) -> dict:
+def get_order(ctx, acting_member_id: str, order_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(acting_member_id in (order["buyer_id"], order["seller_id"]), RULE_GET_ORDER)
     order["payment"] = _payment(ctx, order_id)
     order["labels"] = ctx.db.fetch_all(
         "SELECT label_id, direction, carrier, tracking_number, cost_pence, status, created_on FROM shipping_labels "
@@ -472,9 +597,11 @@ def get_order(ctx, order_id: str) -> dict:
     return order
 
 
-def pay_order(ctx, order_id: str, method: str) -> dict:
+def pay_order(ctx, acting_member_id: str, order_id: str, method: str) -> dict:
     require_choice(method, PAYMENT_METHODS, "method")
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(order["buyer_id"] == acting_member_id, RULE_PAY)
     if order["status"] != "awaiting_payment":
         raise ConflictError(f"order {order_id} is {order['status']}, not awaiting payment")
     if _days_between(order["created_on"], ctx.today) > PAYMENT_DAYS:
@@ -496,8 +623,10 @@ def pay_order(ctx, order_id: str, method: str) -> dict:
             "status": "paid", "escrow_status": "held"}
 
 
-def cancel_order(ctx, order_id: str) -> dict:
+def cancel_order(ctx, acting_member_id: str, order_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(acting_member_id in (order["buyer_id"], order["seller_id"]), RULE_CANCEL)
     if order["status"] not in ("awaiting_payment", "paid"):
         raise ConflictError(f"order {order_id} is {order['status']}; only unpaid or paid, unshipped orders can be cancelled")
     refunded = 0
@@ -515,9 +644,11 @@ def cancel_order(ctx, order_id: str) -> dict:
             "listing_status": "active"}
 
 
-def create_shipping_label(ctx, order_id: str, carrier: str) -> dict:
+def create_shipping_label(ctx, acting_member_id: str, order_id: str, carrier: str) -> dict:
     require_choice(carrier, CARRIERS, "carrier")
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(order["seller_id"] == acting_member_id, RULE_LABEL)
     if order["status"] != "paid":
         raise ConflictError(f"order {order_id} is {order['status']}; labels are bought for paid orders only")
     existing = ctx.db.fetch_one(
@@ -529,8 +660,10 @@ def create_shipping_label(ctx, order_id: str, carrier: str) -> dict:
     return _new_label(ctx, order_id, "outbound", carrier, weight)
 
 
-def mark_order_shipped(ctx, order_id: str) -> dict:
+def mark_order_shipped(ctx, acting_member_id: str, order_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(order["seller_id"] == acting_member_id, RULE_SHIP)
     if order["status"] != "paid":
         raise ConflictError(f"order {order_id} is {order['status']}, not paid")
     label = ctx.db.fetch_one(
@@ -544,8 +677,10 @@ def mark_order_shipped(ctx, order_id: str) -> dict:
             "tracking_number": label["tracking_number"]}
 
 
-def confirm_delivery(ctx, order_id: str) -> dict:
+def confirm_delivery(ctx, acting_member_id: str, order_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(order["buyer_id"] == acting_member_id, RULE_DELIVERY)
     if order["status"] != "shipped":
         raise ConflictError(f"order {order_id} is {order['status']}, not shipped")
     ctx.db.execute("UPDATE shipping_labels SET status = 'delivered' WHERE order_id = ? AND direction = 'outbound' "
@@ -554,8 +689,10 @@ def confirm_delivery(ctx, order_id: str) -> dict:
     return {"order_id": order_id, "status": "delivered", "delivered_on": ctx.today}
 
 
-def complete_order(ctx, order_id: str) -> dict:
+def complete_order(ctx, acting_member_id: str, order_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(order["buyer_id"] == acting_member_id, RULE_COMPLETE)
     if order["status"] != "delivered":
         raise ConflictError(f"order {order_id} is {order['status']}; only delivered orders without an open dispute complete")
     payment = _escrow(ctx, order_id)
@@ -572,9 +709,11 @@ def complete_order(ctx, order_id: str) -> dict:
 
 # -- disputes -----------------------------------------------------------------------------------
 
-def open_dispute(ctx, order_id: str, reason: str, description: str) -> dict:
+def open_dispute(ctx, acting_member_id: str, order_id: str, reason: str, description: str) -> dict:
     require_choice(reason, DISPUTE_REASONS, "reason")
+    _acting_member(ctx, acting_member_id)
     order = _order(ctx, order_id)
+    require_permission(order["buyer_id"] == acting_member_id, RULE_OPEN_DISPUTE)
     if order["status"] == "disputed":
         raise ConflictError(f"order {order_id} already has an open dispute")
     if reason == "not_received":
@@ -596,24 +735,24 @@ def open_dispute(ctx, order_id: str, reason: str, description: str) -> dict:
     return {"dispute_id": dispute_id, "order_id": order_id, "reason": reason, "status": "open"}
 
 
-def find_disputes(ctx, status: str | None = None, reason: str | None = None, order_id: str | None = None,
-                  opened_by: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+def find_disputes(ctx, acting_moderator_id: str, status: str | None = None, reason: str | None = None,
+                  order_id: str | None = None, opened_by: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset)
-    if status is not None:
-        require_choice(status, DISPUTE_STATUSES, "status")
-    if reason is not None:
-        require_choice(reason, DISPUTE_REASONS, "reason")
+    optional_choice(status, DISPUTE_STATUSES, "status")
+    optional_choice(reason, DISPUTE_REASONS, "reason")
+    _acting_moderator(ctx, acting_moderator_id, "disputes", RULE_DISPUTES_TEAM)
     rows = ctx.db.fetch_all(
         "SELECT d.dispute_id, d.order_id, d.opened_by, o.seller_id, d.reason, d.status, d.refund_pence, d.opened_on, "
         "d.resolved_on FROM disputes d JOIN orders o ON o.order_id = d.order_id "
         "WHERE (? IS NULL OR d.status = ?) AND (? IS NULL OR d.reason = ?) AND (? IS NULL OR d.order_id = ?) "
         "AND (? IS NULL OR d.opened_by = ?) ORDER BY d.dispute_id",
         (status, status, reason, reason, order_id, order_id, opened_by, opened_by))
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
+    return paginate(rows, limit, offset)
 
 
-def request_return(ctx, dispute_id: str, carrier: str) -> dict:
+def request_return(ctx, acting_moderator_id: str, dispute_id: str, carrier: str) -> dict:
     require_choice(carrier, CARRIERS, "carrier")
+    _acting_moderator(ctx, acting_moderator_id, "disputes", RULE_DISPUTES_TEAM)
     dispute = _dispute(ctx, dispute_id)
     if dispute["status"] != "open":
         raise ConflictError(f"dispute {dispute_id} is {dispute['status']}, not open")
@@ -628,7 +767,8 @@ def request_return(ctx, dispute_id: str, carrier: str) -> dict:
     return label
 
 
-def mark_return_received(ctx, dispute_id: str) -> dict:
+def mark_return_received(ctx, acting_moderator_id: str, dispute_id: str) -> dict:
+    _acting_moderator(ctx, acting_moderator_id, "disputes", RULE_DISPUTES_TEAM)
     dispute = _dispute(ctx, dispute_id)
     if dispute["status"] != "awaiting_return":
         raise ConflictError(f"dispute {dispute_id} is {dispute['status']}; no return is expected")
@@ -644,10 +784,12 @@ def mark_return_received(ctx, dispute_id: str) -> dict:
             "order_id": dispute["order_id"]}
 
 
-def resolve_dispute(ctx, dispute_id: str, resolution: str, refund_pence: int | None = None) -> dict:
+def resolve_dispute(ctx, acting_moderator_id: str, dispute_id: str, resolution: str,
+                    refund_pence: int | None = None) -> dict:
     require_choice(resolution, ("full_refund", "partial_refund", "reject"), "resolution")
     if (resolution == "partial_refund") != (refund_pence is not None):
         raise InvalidArgumentError("refund_pence is required for partial_refund and must be omitted otherwise")
+    _acting_moderator(ctx, acting_moderator_id, "disputes", RULE_DISPUTES_TEAM)
     dispute = _dispute(ctx, dispute_id)
     if dispute["status"] not in ("open", "awaiting_return"):
         raise ConflictError(f"dispute {dispute_id} is already {dispute['status']}")
@@ -699,12 +841,13 @@ def resolve_dispute(ctx, dispute_id: str, resolution: str, refund_pence: int | N
 
 # -- reviews ------------------------------------------------------------------------------------
 
-def leave_review(ctx, order_id: str, reviewer_id: str, stars: int, comment: str) -> dict:
+def leave_review(ctx, acting_member_id: str, order_id: str, stars: int, comment: str) -> dict:
     if stars < 1 or stars > 5:
         raise InvalidArgumentError("stars must be between 1 and 5")
+    _acting_member(ctx, acting_member_id)
+    reviewer_id = acting_member_id
     order = _order(ctx, order_id)
-    if reviewer_id not in (order["buyer_id"], order["seller_id"]):
-        raise NotPermittedError(f"member {reviewer_id} is neither the buyer nor the seller of order {order_id}")
+    require_permission(reviewer_id in (order["buyer_id"], order["seller_id"]), RULE_REVIEW)
     if order["status"] != "completed":
         raise ConflictError(f"order {order_id} is {order['status']}; reviews open once the order is completed")
     if order["completed_on"] is None:
@@ -734,19 +877,20 @@ def list_member_reviews(ctx, member_id: str, min_stars: int | None = None, max_s
         "SELECT review_id, order_id, reviewer_id, reviewee_id, stars, comment, created_on FROM reviews "
         "WHERE reviewee_id = ? AND (? IS NULL OR stars >= ?) AND (? IS NULL OR stars <= ?) "
         "ORDER BY created_on DESC, review_id", (member_id, min_stars, min_stars, max_stars, max_stars))
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
+    return paginate(rows, limit, offset)
 
 
 # -- saved searches -----------------------------------------------------------------------------
 
-def create_saved_search(ctx, member_id: str, query: str, category: str | None = None,
+def create_saved_search(ctx, acting_member_id: str, member_id: str, query: str, category: str | None = None,
                         max_price_pence: int | None = None) -> dict:
     if len(query.strip()) < 2:
         raise InvalidArgumentError("query must have at least 2 characters")
-    if category is not None:
-        require_choice(category, CATEGORIES, "category")
+    optional_choice(category, CATEGORIES, "category")
     if max_price_pence is not None and max_price_pence < 1:
         raise InvalidArgumentError("max_price_pence must be positive")
+    _acting_member(ctx, acting_member_id)
+    require_permission(member_id == acting_member_id, RULE_SAVE_SEARCH)
     _active_member(ctx, member_id, "member")
     count = ctx.db.fetch_one("SELECT count(*) AS n FROM saved_searches WHERE member_id = ?", (member_id,))["n"]
     if count >= MAX_SAVED_SEARCHES:
@@ -762,30 +906,34 @@ def create_saved_search(ctx, member_id: str, query: str, category: str | None = 
     return {"search_id": search_id, "member_id": member_id, "saved_count": count + 1}
 
 
-def list_saved_searches(ctx, member_id: str) -> dict:
+def list_saved_searches(ctx, acting_member_id: str, member_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     _member(ctx, member_id)
+    require_permission(member_id == acting_member_id, RULE_LIST_SEARCHES)
     rows = ctx.db.fetch_all(
         "SELECT search_id, member_id, query, category, max_price_pence, created_on FROM saved_searches "
         "WHERE member_id = ? ORDER BY search_id", (member_id,))
     return {"items": rows, "total": len(rows)}
 
 
-def delete_saved_search(ctx, search_id: str, member_id: str) -> dict:
+def delete_saved_search(ctx, acting_member_id: str, search_id: str) -> dict:
+    _acting_member(ctx, acting_member_id)
     row = ctx.db.fetch_one("SELECT search_id, member_id FROM saved_searches WHERE search_id = ?", (search_id,))
     if row is None:
         raise NotFoundError(f"no saved search {search_id}")
-    if row["member_id"] != member_id:
-        raise NotPermittedError(f"saved search {search_id} belongs to another member")
+    require_permission(row["member_id"] == acting_member_id, RULE_DELETE_SEARCH)
     ctx.db.execute("DELETE FROM saved_searches WHERE search_id = ?", (search_id,))
     return {"search_id": search_id, "deleted": True}
 
 
-def run_saved_search(ctx, search_id: str, limit: int = 20, offset: int = 0) -> dict:
+def run_saved_search(ctx, acting_member_id: str, search_id: str, limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset)
+    _acting_member(ctx, acting_member_id)
     saved = ctx.db.fetch_one("SELECT search_id, member_id, query, category, max_price_pence FROM saved_searches "
                              "WHERE search_id = ?", (search_id,))
     if saved is None:
         raise NotFoundError(f"no saved search {search_id}")
+    require_permission(saved["member_id"] == acting_member_id, RULE_RUN_SEARCH)
     rows = ctx.db.fetch_all(
         "SELECT listing_id, seller_id, title, category, item_condition, price_pence, published_on FROM listings "
         "WHERE status = 'active' AND seller_id <> ? AND title LIKE '%' || ? || '%' "
@@ -797,12 +945,13 @@ def run_saved_search(ctx, search_id: str, limit: int = 20, offset: int = 0) -> d
 
 # -- reports ------------------------------------------------------------------------------------
 
-def report_listing(ctx, listing_id: str, reporter_id: str, reason: str, details: str) -> dict:
+def report_listing(ctx, acting_member_id: str, listing_id: str, reason: str, details: str) -> dict:
     require_choice(reason, REPORT_REASONS, "reason")
+    _acting_member(ctx, acting_member_id)
+    reporter_id = acting_member_id
     listing = _listing(ctx, listing_id)
+    require_permission(reporter_id != listing["seller_id"], RULE_REPORT)
     _active_member(ctx, reporter_id, "reporter")
-    if reporter_id == listing["seller_id"]:
-        raise NotPermittedError("a seller cannot report their own listing")
     if listing["status"] not in ("active", "reserved"):
         raise ConflictError(f"listing {listing_id} is {listing['status']}; only live listings can be reported")
     open_report = ctx.db.fetch_one(
@@ -818,23 +967,23 @@ def report_listing(ctx, listing_id: str, reporter_id: str, reason: str, details:
     return {"report_id": report_id, "listing_id": listing_id, "status": "open"}
 
 
-def find_reports(ctx, status: str | None = None, reason: str | None = None, listing_id: str | None = None,
-                 limit: int = 20, offset: int = 0) -> dict:
+def find_reports(ctx, acting_moderator_id: str, status: str | None = None, reason: str | None = None,
+                 listing_id: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset)
-    if status is not None:
-        require_choice(status, REPORT_STATUSES, "status")
-    if reason is not None:
-        require_choice(reason, REPORT_REASONS, "reason")
+    optional_choice(status, REPORT_STATUSES, "status")
+    optional_choice(reason, REPORT_REASONS, "reason")
+    _acting_moderator(ctx, acting_moderator_id, "trust_safety", RULE_TRUST_TEAM)
     rows = ctx.db.fetch_all(
         "SELECT r.report_id, r.listing_id, l.title, l.status AS listing_status, r.reporter_id, r.reason, r.status, "
         "r.created_on, r.reviewed_on FROM reports r JOIN listings l ON l.listing_id = r.listing_id "
         "WHERE (? IS NULL OR r.status = ?) AND (? IS NULL OR r.reason = ?) AND (? IS NULL OR r.listing_id = ?) "
         "ORDER BY r.report_id", (status, status, reason, reason, listing_id, listing_id))
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
+    return paginate(rows, limit, offset)
 
 
-def review_report(ctx, report_id: str, decision: str, note: str) -> dict:
+def review_report(ctx, acting_moderator_id: str, report_id: str, decision: str, note: str) -> dict:
     require_choice(decision, ("upheld", "dismissed"), "decision")
+    _acting_moderator(ctx, acting_moderator_id, "trust_safety", RULE_TRUST_TEAM)
     report = ctx.db.fetch_one("SELECT report_id, listing_id, reason, status FROM reports WHERE report_id = ?", (report_id,))
     if report is None:
         raise NotFoundError(f"no report {report_id}")

@@ -11,6 +11,9 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 R = random.Random(41017)
+# A second stream for what the acting contract added (birth dates, staff, varied notes), so that
+# the rows drawn from R keep their ids and values.
+P = random.Random(52031)
 TODAY = date(2026, 4, 15)
 
 FIRST = ["Margaret", "Daniel", "Priya", "Tomas", "Hannah", "Olivier", "Grace", "Rahul", "Sofia", "Marcus",
@@ -73,6 +76,33 @@ SPLITS = [
     ("GLDV", 5, 1, "2026-04-10", "announced"),   # reverse split, processable, fractional cash in lieu
     ("FNXA", 1, 2, "2026-02-02", "processed"),
     ("SUMT", 1, 2, "2026-01-20", "processed"),
+]
+
+
+STAFF_FIRST = ["Rosa", "Ethan", "Meera", "Caleb", "Joanna", "Tobias", "Nadia", "Wesley", "Ifeoma", "Gavin",
+               "Lucia", "Harold", "Serena", "Mateo", "Alison", "Bernard", "Keiko", "Dominic", "Fatima", "Colin",
+               "Petra", "Reginald", "Shauna", "Arjun", "Vivian", "Owen", "Marisol", "Trevor", "Helena", "Kwame"]
+STAFF_LAST = ["Albright", "Nakamura", "Osei", "Fairbanks", "Lindgren", "Patel", "Rourke", "Salazar", "Tennant",
+              "Uribe", "Voss", "Whitaker", "Adeyemi", "Bergstrom", "Crowley", "Duarte", "Ellison", "Grady",
+              "Hollis", "Jablonski", "Kimura", "Lacroix", "Mendez", "Nyberg", "O'Connell", "Pryce"]
+OFFICES = ["Jersey City", "Jersey City", "Denver", "Denver", "Toronto", "London"]
+# Notes investors typed on orders and memos on transfers: each written once or twice, as people do.
+ORDER_NOTES = [
+    "buy the dip", "protect gains", "scale in", "adding before earnings", "trim after the run-up",
+    "stop under the 50-day average", "second tranche", "rebalance to 60/40", "reinvesting the March bonus",
+    "tax-loss harvest candidate", "take half off the table", "averaging down slowly", "target from the analyst note",
+    "limit just under support", "exit if the guidance is cut", "start a small position", "lock in the dividend yield",
+    "cover the tuition payment", "Roth conversion money", "sell into strength", "partial exit, keep a core",
+    "buy for the kids account", "wait for a pullback", "hedge the energy exposure", "after the split announcement",
+    "rotate out of tech", "top up the ETF core", "stop-loss per my plan", "fill only at this price or better",
+    "raise cash for the house deposit", "add on the earnings beat", "small starter, will build", "take profit",
+    "trim position", "price moved away", "wrong quantity", "changed my mind", "rebalancing",
+]
+TRANSFER_MEMOS = [
+    "monthly top-up", "fund margin trading", "rebalance cash", "consolidating holdings", "move to long-term account",
+    "college fund contribution", "moving the dividend cash", "quarterly rebalance", "cash for the April orders",
+    "sweep idle cash", "gift shares to the family account", "topping up before earnings", "pay down the margin loan",
+    "split the bonus between accounts", "back to the core account",
 ]
 
 
@@ -493,7 +523,59 @@ def main() -> None:
                        "instrument_id": ins["instrument_id"], "direction": direction, "threshold_cents": thr,
                        "status": status, "created_on": day(created), "triggered_at": trig})
 
+    # -- what the acting contract added, from the second stream P
+    # birth dates: namesakes are different people, born years apart
+    for inv in investors:
+        born = date(1951, 1, 1) + timedelta(days=P.randint(0, 52 * 365))
+        joined = date.fromisoformat(inv["joined_on"])
+        if joined.year - born.year < 19:
+            born = date(joined.year - 19 - P.randint(0, 30), born.month, min(born.day, 28))
+        inv_items = list(inv.items())
+        inv.clear()
+        for key, value in inv_items:
+            inv[key] = value
+            if key == "full_name":
+                inv["date_of_birth"] = day(born)
+    # varied free text: the notes and memos people typed
+    noted = [o for o in orders if o["note"] is not None]
+    for o in noted:
+        o["note"] = P.choice(ORDER_NOTES)
+    for o in [o for o in orders if o["note"] is None and o["status"] == "open"][::5]:
+        o["note"] = P.choice(ORDER_NOTES)
+    for t in transfers:
+        if t["memo"] is not None:
+            t["memo"] = P.choice(TRANSFER_MEMOS)
+    # brokerage staff: the operations desk runs fills, expiries and corporate actions; client support
+    # and compliance staff are real colleagues who may not
+    staff = []
+    staff_names = []
+    seen = set()
+    while len(staff_names) < 31:
+        n = (P.choice(STAFF_FIRST), P.choice(STAFF_LAST))
+        if n not in seen:
+            seen.add(n)
+            staff_names.append(n)
+    staff_names.insert(12, staff_names[3])   # two colleagues of one name, on different desks
+    desks = ["operations"] * 14 + ["client_support"] * 12 + ["compliance"] * 6
+    for i, (first, last) in enumerate(staff_names, 1):
+        desk = desks[(i * 7) % len(desks)]
+        if i in (1, 2):
+            desk = "operations"
+        if i in (4, 9):
+            desk = "operations"
+        if i == 13:
+            desk = "client_support"
+        handle = f"{first[0].lower()}{last.lower().replace(chr(39), '')}"
+        email = f"{handle}@harborline-brokerage.com"
+        if email in {x["email"] for x in staff}:
+            email = f"{first.lower()}.{last.lower().replace(chr(39), '')}@harborline-brokerage.com"
+        status = "on_leave" if i in (9, 22) else "active"
+        staff.append({"staff_id": f"STF-{i:05d}", "full_name": f"{first} {last}", "email": email, "desk": desk,
+                      "office": P.choice(OFFICES), "status": status,
+                      "hired_on": day(date(2012, 1, 1) + timedelta(days=P.randint(0, 5000)))})
+
     seed["investors"] = investors
+    seed["staff"] = staff
     seed["accounts"] = accounts
     seed["instruments"] = instruments
     seed["positions"] = positions

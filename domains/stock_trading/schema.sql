@@ -6,12 +6,23 @@
 CREATE TABLE investors (
     investor_id TEXT PRIMARY KEY,
     full_name TEXT NOT NULL,
+    date_of_birth TEXT NOT NULL,
     email TEXT NOT NULL UNIQUE,
     phone TEXT NOT NULL,
     country TEXT NOT NULL CHECK (length(country) = 2),
     risk_profile TEXT NOT NULL CHECK (risk_profile IN ('conservative', 'balanced', 'aggressive')),
     kyc_status TEXT NOT NULL CHECK (kyc_status IN ('verified', 'pending', 'rejected')),
     joined_on TEXT NOT NULL
+) STRICT;
+
+CREATE TABLE staff (
+    staff_id TEXT PRIMARY KEY,
+    full_name TEXT NOT NULL,
+    email TEXT NOT NULL UNIQUE,
+    desk TEXT NOT NULL CHECK (desk IN ('operations', 'client_support', 'compliance')),
+    office TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active', 'on_leave')),
+    hired_on TEXT NOT NULL
 ) STRICT;
 
 CREATE TABLE accounts (

@@ -8,10 +8,13 @@ Prices are data: instruments.price_cents is the last price, never fetched live.
 from scaleenv_mcp.toolkit import (
     ConflictError,
     InvalidArgumentError,
+    NotFoundError,
     NotPermittedError,
+    optional_choice,
     optional_date,
     paginate,
     require_choice,
+    require_permission,
     require_row,
 )
 
@@ -30,7 +33,6 @@ ORDER_TYPES = ("market", "limit", "stop")
 TIME_IN_FORCE = ("day", "gtc")
 ORDER_STATUSES = ("open", "filled", "cancelled", "expired")
 ACCOUNT_TYPES = ("cash", "margin")
-KYC_STATUSES = ("verified", "pending", "rejected")
 ASSET_TYPES = ("stock", "etf")
 EXCHANGES = ("NYSE", "NASDAQ", "ARCA")
 INSTRUMENT_STATUSES = ("active", "halted", "delisted")
@@ -39,12 +41,51 @@ ALERT_STATUSES = ("active", "triggered", "cancelled")
 ACTION_TYPES = ("dividend", "split")
 ACTION_STATUSES = ("announced", "processed")
 TRANSFER_TYPES = ("cash", "shares")
+OPERATIONS_DESK = "operations"
+
+# Permission rules: the same one line as each tool's `permission` in domain.json.
+OWN_PROFILE = "an investor may only read their own profile"
+OWN_NAME_ACCOUNT = "an investor may only open accounts in their own name"
+HOLDER_READS_ACCOUNT = "only the account holder may read the account"
+HOLDER_CLOSES = "only the account holder may close the account"
+HOLDER_MARGIN = "only the account holder may change the account's margin limit"
+HOLDER_DEPOSITS = "only the account holder may deposit into the account"
+HOLDER_WITHDRAWS = "only the account holder may withdraw from the account"
+HOLDER_TRANSFERS = "only the holder of the source account may transfer out of it"
+HOLDER_READS_MOVEMENTS = "only the account holder may read the account's cash movements"
+HOLDER_READS_TRANSFERS = "only the account holder may read the account's transfers"
+HOLDER_READS_POSITIONS = "only the account holder may read the account's positions"
+HOLDER_PREVIEWS = "only the account holder may preview an order on the account"
+HOLDER_PLACES = "only the account holder may place orders on the account"
+OWN_ORDERS = "an investor may only search the orders of their own accounts"
+HOLDER_READS_ORDER = "only the holder of the order's account may read the order"
+HOLDER_CANCELS = "only the holder of the order's account may cancel the order"
+HOLDER_MODIFIES = "only the holder of the order's account may modify the order"
+HOLDER_READS_EXECUTIONS = "only the account holder may read the account's executions"
+OWN_WATCHLISTS = "an investor may only list their own watchlists"
+OWNER_READS_WATCHLIST = "only the owner of the watchlist may read it"
+OWN_NEW_WATCHLIST = "an investor may only create watchlists for themselves"
+OWNER_CHANGES_WATCHLIST = "only the owner of the watchlist may change it"
+OWN_ALERTS = "an investor may only list their own alerts"
+OWN_NEW_ALERT = "an investor may only create alerts for themselves"
+OWNER_CANCELS_ALERT = "only the owner of the alert may cancel it"
+OWN_ALERT_CHECK = "an investor may only check their own alerts"
+DESK_FILLS = "only active operations desk staff may fill a resting order"
+DESK_EXPIRES = "only active operations desk staff may expire day orders"
+DESK_DIVIDENDS = "only active operations desk staff may process a dividend"
+DESK_SPLITS = "only active operations desk staff may process a split"
+
 MOVEMENT_TYPES = ("deposit", "withdrawal", "transfer_in", "transfer_out", "buy", "sell", "dividend", "cash_in_lieu")
 
 ACCOUNT_SQL = (
     "SELECT account_id, investor_id, account_type, nickname, status, cash_cents, reserved_cents, "
     "margin_limit_cents, opened_on, closed_on FROM accounts WHERE account_id = ?"
 )
+INVESTOR_SQL = (
+    "SELECT investor_id, full_name, date_of_birth, email, phone, country, risk_profile, kyc_status, joined_on "
+    "FROM investors WHERE investor_id = ?"
+)
+STAFF_SQL = "SELECT staff_id, full_name, email, desk, office, status, hired_on FROM staff WHERE staff_id = ?"
 INSTRUMENT_SQL = (
     "SELECT instrument_id, symbol, name, asset_type, exchange, sector, price_cents, prev_close_cents, status "
     "FROM instruments WHERE instrument_id = ?"
@@ -62,8 +103,53 @@ POSITION_SQL = (
 # -- helpers (not tools) ------------------------------------------------------------------------
 
 def _investor(ctx, investor_id: str) -> dict:
-    return require_row(ctx, "SELECT investor_id, full_name, email, phone, country, risk_profile, kyc_status, "
-                       "joined_on FROM investors WHERE investor_id = ?", (investor_id,), f"no investor {investor_id}")
+    return require_row(ctx, INVESTOR_SQL, (investor_id,), f"no investor {investor_id}")
+
+
+def _acting_investor(ctx, acting_investor_id: str) -> dict:
+    """The investor the call acts for; not_found names the argument."""
+    return require_row(ctx, INVESTOR_SQL, (acting_investor_id,),
+                       f"acting_investor_id {acting_investor_id}: no such investor")
+
+
+def _acting_desk(ctx, acting_staff_id: str, rule: str) -> dict:
+    """The staff member the call acts for, who must be an active member of the operations desk."""
+    member = require_row(ctx, STAFF_SQL, (acting_staff_id,), f"acting_staff_id {acting_staff_id}: no such staff member")
+    require_permission(member["desk"] == OPERATIONS_DESK and member["status"] == "active", rule)
+    return member
+
+
+def _own_account(ctx, acting_investor_id: str, account_id: str, rule: str) -> dict:
+    """The account, after checking that the acting investor holds it."""
+    _acting_investor(ctx, acting_investor_id)
+    account = _account(ctx, account_id)
+    require_permission(account["investor_id"] == acting_investor_id, rule)
+    return account
+
+
+def _own_order(ctx, acting_investor_id: str, order_id: str, rule: str) -> dict:
+    """The order, after checking that the acting investor holds its account."""
+    _acting_investor(ctx, acting_investor_id)
+    order = _order(ctx, order_id)
+    holder = _account(ctx, order["account_id"])["investor_id"]
+    require_permission(holder == acting_investor_id, rule)
+    return order
+
+
+def _own_watchlist(ctx, acting_investor_id: str, watchlist_id: str, rule: str) -> dict:
+    _acting_investor(ctx, acting_investor_id)
+    watchlist = require_row(ctx, "SELECT watchlist_id, investor_id, name, created_on FROM watchlists "
+                            "WHERE watchlist_id = ?", (watchlist_id,), f"no watchlist {watchlist_id}")
+    require_permission(watchlist["investor_id"] == acting_investor_id, rule)
+    return watchlist
+
+
+def _self(ctx, acting_investor_id: str, investor_id: str, rule: str) -> dict:
+    """The investor named by investor_id, who must be the acting investor."""
+    _acting_investor(ctx, acting_investor_id)
+    investor = _investor(ctx, investor_id)
+    require_permission(investor_id == acting_investor_id, rule)
+    return investor
 
 
 def _account(ctx, account_id: str) -> dict:
@@ -105,12 +191,6 @@ def _require_trading(ctx, account: dict) -> None:
 def _require_tradable(instrument: dict) -> None:
     if instrument["status"] != "active":
         raise ConflictError(f"{instrument['symbol']} is {instrument['status']}: it cannot be traded now")
-
-
-def _choice_or_none(value, choices: tuple, name: str):
-    if value is None:
-        return None
-    return require_choice(value, choices, name)
 
 
 def _ledger(ctx, account_id: str, kind: str, amount: int, reference_id, description: str) -> str:
@@ -232,27 +312,51 @@ def _same_owner(ctx, from_account_id: str, to_account_id: str) -> tuple:
 
 # -- investors and accounts --------------------------------------------------------------------
 
-def find_investors(ctx, name: str | None = None, email: str | None = None, country: str | None = None,
-                   kyc_status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _choice_or_none(kyc_status, KYC_STATUSES, "kyc_status")
+def identify_investor(ctx, email: str | None = None, full_name: str | None = None,
+                      date_of_birth: str | None = None) -> dict:
+    born = optional_date(date_of_birth, "date_of_birth")
+    if email is None and full_name is None:
+        raise InvalidArgumentError("give the investor's email, or full_name with date_of_birth")
+    name = None if full_name is None else " ".join(full_name.split())
     rows = ctx.db.fetch_all(
-        "SELECT investor_id, full_name, email, country, risk_profile, kyc_status FROM investors "
-        "WHERE (? IS NULL OR full_name LIKE '%' || ? || '%') AND (? IS NULL OR lower(email) = lower(?)) "
-        "AND (? IS NULL OR country = upper(?)) AND (? IS NULL OR kyc_status = ?) ORDER BY investor_id",
-        (name, name, email, email, country, country, kyc_status, kyc_status))
-    return paginate(rows, limit, offset)
+        "SELECT investor_id, full_name, date_of_birth, email, country, kyc_status FROM investors "
+        "WHERE (? IS NULL OR lower(email) = lower(?)) AND (? IS NULL OR lower(full_name) = lower(?)) "
+        "AND (? IS NULL OR date_of_birth = ?) ORDER BY investor_id",
+        (email, email, name, name, born, born))
+    if not rows:
+        raise NotFoundError("no investor matches the details given; check the spelling or ask for the email")
+    if len(rows) > 1:
+        missing = "the email" if born is not None else "the date of birth or the email"
+        raise InvalidArgumentError(f"{len(rows)} investors are named {rows[0]['full_name']}; ask for {missing}")
+    return rows[0]
 
 
-def get_investor(ctx, investor_id: str) -> dict:
-    investor = _investor(ctx, investor_id)
+def identify_staff(ctx, email: str | None = None, full_name: str | None = None) -> dict:
+    if email is None and full_name is None:
+        raise InvalidArgumentError("give the staff member's work email or full_name")
+    name = None if full_name is None else " ".join(full_name.split())
+    rows = ctx.db.fetch_all(
+        "SELECT staff_id, full_name, email, desk, office, status FROM staff "
+        "WHERE (? IS NULL OR lower(email) = lower(?)) AND (? IS NULL OR lower(full_name) = lower(?)) "
+        "ORDER BY staff_id", (email, email, name, name))
+    if not rows:
+        raise NotFoundError("no staff member matches the details given; ask for the work email")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} staff members are named {rows[0]['full_name']}; "
+                                   "ask for the work email")
+    return rows[0]
+
+
+def get_investor(ctx, acting_investor_id: str, investor_id: str) -> dict:
+    investor = _self(ctx, acting_investor_id, investor_id, OWN_PROFILE)
     investor["accounts"] = ctx.db.fetch_all(
         "SELECT account_id, account_type, nickname, status, cash_cents FROM accounts WHERE investor_id = ? "
         "ORDER BY account_id", (investor_id,))
     return investor
 
 
-def get_account(ctx, account_id: str) -> dict:
-    account = _account(ctx, account_id)
+def get_account(ctx, acting_investor_id: str, account_id: str) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_READS_ACCOUNT)
     value = _positions_value(ctx, account_id)
     open_orders = ctx.db.fetch_one("SELECT count(*) AS n FROM orders WHERE account_id = ? AND status = 'open'",
                                    (account_id,))["n"]
@@ -264,9 +368,9 @@ def get_account(ctx, account_id: str) -> dict:
     return account
 
 
-def open_account(ctx, investor_id: str, account_type: str, nickname: str) -> dict:
+def open_account(ctx, acting_investor_id: str, investor_id: str, account_type: str, nickname: str) -> dict:
+    investor = _self(ctx, acting_investor_id, investor_id, OWN_NAME_ACCOUNT)
     require_choice(account_type, ACCOUNT_TYPES, "account_type")
-    investor = _investor(ctx, investor_id)
     name = nickname.strip()
     if not name or len(name) > MAX_NAME_LENGTH:
         raise InvalidArgumentError(f"nickname must be 1 to {MAX_NAME_LENGTH} characters")
@@ -290,8 +394,8 @@ def open_account(ctx, investor_id: str, account_type: str, nickname: str) -> dic
             "status": "active", "opened_on": ctx.today}
 
 
-def close_account(ctx, account_id: str) -> dict:
-    account = _account(ctx, account_id)
+def close_account(ctx, acting_investor_id: str, account_id: str) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_CLOSES)
     if account["status"] == "closed":
         raise ConflictError(f"account {account_id} is already closed")
     held = ctx.db.fetch_one("SELECT count(*) AS n FROM positions WHERE account_id = ?", (account_id,))["n"]
@@ -309,8 +413,8 @@ def close_account(ctx, account_id: str) -> dict:
     return {"account_id": account_id, "status": "closed", "closed_on": ctx.today}
 
 
-def update_margin_limit(ctx, account_id: str, margin_limit_cents: int) -> dict:
-    account = _account(ctx, account_id)
+def update_margin_limit(ctx, acting_investor_id: str, account_id: str, margin_limit_cents: int) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_MARGIN)
     if margin_limit_cents < 0:
         raise InvalidArgumentError("margin_limit_cents must be 0 or more")
     if account["account_type"] != "margin":
@@ -331,10 +435,11 @@ def update_margin_limit(ctx, account_id: str, margin_limit_cents: int) -> dict:
 
 # -- cash ------------------------------------------------------------------------------------------
 
-def deposit_cash(ctx, account_id: str, amount_cents: int, description: str | None = None) -> dict:
+def deposit_cash(ctx, acting_investor_id: str, account_id: str, amount_cents: int,
+                 description: str | None = None) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_DEPOSITS)
     if amount_cents < 1 or amount_cents > MAX_CASH_CENTS:
         raise InvalidArgumentError(f"amount_cents must be from 1 to {MAX_CASH_CENTS}")
-    account = _account(ctx, account_id)
     if account["status"] == "closed":
         raise ConflictError(f"account {account_id} is closed")
     ctx.db.execute("UPDATE accounts SET cash_cents = cash_cents + ? WHERE account_id = ?", (amount_cents, account_id))
@@ -342,10 +447,10 @@ def deposit_cash(ctx, account_id: str, amount_cents: int, description: str | Non
     return {"movement_id": movement_id, "account_id": account_id, "cash_cents": account["cash_cents"] + amount_cents}
 
 
-def withdraw_cash(ctx, account_id: str, amount_cents: int) -> dict:
+def withdraw_cash(ctx, acting_investor_id: str, account_id: str, amount_cents: int) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_WITHDRAWS)
     if amount_cents < 1 or amount_cents > MAX_CASH_CENTS:
         raise InvalidArgumentError(f"amount_cents must be from 1 to {MAX_CASH_CENTS}")
-    account = _account(ctx, account_id)
     _require_trading(ctx, account)
     available = account["cash_cents"] - account["reserved_cents"]
     if amount_cents > available:
@@ -356,7 +461,9 @@ def withdraw_cash(ctx, account_id: str, amount_cents: int) -> dict:
     return {"movement_id": movement_id, "account_id": account_id, "cash_cents": account["cash_cents"] - amount_cents}
 
 
-def transfer_cash(ctx, from_account_id: str, to_account_id: str, amount_cents: int, memo: str | None = None) -> dict:
+def transfer_cash(ctx, acting_investor_id: str, from_account_id: str, to_account_id: str, amount_cents: int,
+                  memo: str | None = None) -> dict:
+    _own_account(ctx, acting_investor_id, from_account_id, HOLDER_TRANSFERS)
     if amount_cents < 1 or amount_cents > MAX_CASH_CENTS:
         raise InvalidArgumentError(f"amount_cents must be from 1 to {MAX_CASH_CENTS}")
     source, target = _same_owner(ctx, from_account_id, to_account_id)
@@ -379,8 +486,9 @@ def transfer_cash(ctx, from_account_id: str, to_account_id: str, amount_cents: i
             "to_cash_cents": target["cash_cents"] + amount_cents}
 
 
-def transfer_shares(ctx, from_account_id: str, to_account_id: str, instrument_id: str, quantity: int,
-                    memo: str | None = None) -> dict:
+def transfer_shares(ctx, acting_investor_id: str, from_account_id: str, to_account_id: str, instrument_id: str,
+                    quantity: int, memo: str | None = None) -> dict:
+    _own_account(ctx, acting_investor_id, from_account_id, HOLDER_TRANSFERS)
     if quantity < 1:
         raise InvalidArgumentError("quantity must be at least 1 share")
     _same_owner(ctx, from_account_id, to_account_id)
@@ -414,10 +522,11 @@ def transfer_shares(ctx, from_account_id: str, to_account_id: str, instrument_id
             "instrument_id": instrument_id, "quantity": quantity, "cost_basis_moved_cents": cost}
 
 
-def list_cash_movements(ctx, account_id: str, movement_type: str | None = None, date_from: str | None = None,
-                        date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _account(ctx, account_id)
-    _choice_or_none(movement_type, MOVEMENT_TYPES, "movement_type")
+def list_cash_movements(ctx, acting_investor_id: str, account_id: str, movement_type: str | None = None,
+                        date_from: str | None = None, date_to: str | None = None, limit: int = 20,
+                        offset: int = 0) -> dict:
+    _own_account(ctx, acting_investor_id, account_id, HOLDER_READS_MOVEMENTS)
+    optional_choice(movement_type, MOVEMENT_TYPES, "movement_type")
     start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT movement_id, account_id, movement_type, amount_cents, reference_id, occurred_at, description "
@@ -428,10 +537,11 @@ def list_cash_movements(ctx, account_id: str, movement_type: str | None = None, 
     return paginate(rows, limit, offset)
 
 
-def list_transfers(ctx, account_id: str, transfer_type: str | None = None, date_from: str | None = None,
-                   date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _account(ctx, account_id)
-    _choice_or_none(transfer_type, TRANSFER_TYPES, "transfer_type")
+def list_transfers(ctx, acting_investor_id: str, account_id: str, transfer_type: str | None = None,
+                   date_from: str | None = None, date_to: str | None = None, limit: int = 20,
+                   offset: int = 0) -> dict:
+    _own_account(ctx, acting_investor_id, account_id, HOLDER_READS_TRANSFERS)
+    optional_choice(transfer_type, TRANSFER_TYPES, "transfer_type")
     start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT transfer_id, from_account_id, to_account_id, transfer_type, amount_cents, instrument_id, quantity, "
@@ -447,9 +557,9 @@ def list_transfers(ctx, account_id: str, transfer_type: str | None = None, date_
 def find_instruments(ctx, text: str | None = None, asset_type: str | None = None, sector: str | None = None,
                      exchange: str | None = None, status: str | None = None, min_price_cents: int | None = None,
                      max_price_cents: int | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _choice_or_none(asset_type, ASSET_TYPES, "asset_type")
-    _choice_or_none(exchange, EXCHANGES, "exchange")
-    _choice_or_none(status, INSTRUMENT_STATUSES, "status")
+    optional_choice(asset_type, ASSET_TYPES, "asset_type")
+    optional_choice(exchange, EXCHANGES, "exchange")
+    optional_choice(status, INSTRUMENT_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT instrument_id, symbol, name, asset_type, exchange, sector, price_cents, status FROM instruments "
         "WHERE (? IS NULL OR symbol = upper(?) OR name LIKE '%' || ? || '%') AND (? IS NULL OR asset_type = ?) "
@@ -470,8 +580,8 @@ def get_instrument(ctx, instrument_id: str) -> dict:
     return instrument
 
 
-def list_positions(ctx, account_id: str) -> dict:
-    _account(ctx, account_id)
+def list_positions(ctx, acting_investor_id: str, account_id: str) -> dict:
+    _own_account(ctx, acting_investor_id, account_id, HOLDER_READS_POSITIONS)
     rows = ctx.db.fetch_all(
         "SELECT p.position_id, p.account_id, p.instrument_id, i.symbol, p.quantity, p.reserved_quantity, "
         "p.cost_basis_cents, i.price_cents, p.quantity * i.price_cents AS market_value_cents, "
@@ -484,9 +594,9 @@ def list_positions(ctx, account_id: str) -> dict:
 
 # -- orders ----------------------------------------------------------------------------------------
 
-def preview_order(ctx, account_id: str, instrument_id: str, side: str, order_type: str, quantity: int,
-                  limit_price_cents: int | None = None, stop_price_cents: int | None = None) -> dict:
-    account = _account(ctx, account_id)
+def preview_order(ctx, acting_investor_id: str, account_id: str, instrument_id: str, side: str, order_type: str,
+                  quantity: int, limit_price_cents: int | None = None, stop_price_cents: int | None = None) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_PREVIEWS)
     instrument = _instrument(ctx, instrument_id)
     terms = _terms(instrument, side, order_type, quantity, limit_price_cents, stop_price_cents)
     position = ctx.db.fetch_one(POSITION_SQL, (account_id, instrument_id))
@@ -500,11 +610,11 @@ def preview_order(ctx, account_id: str, instrument_id: str, side: str, order_typ
             "tradable": instrument["status"] == "active" and account["status"] == "active"}
 
 
-def place_order(ctx, account_id: str, instrument_id: str, side: str, order_type: str, quantity: int,
-                limit_price_cents: int | None = None, stop_price_cents: int | None = None,
+def place_order(ctx, acting_investor_id: str, account_id: str, instrument_id: str, side: str, order_type: str,
+                quantity: int, limit_price_cents: int | None = None, stop_price_cents: int | None = None,
                 time_in_force: str = "day", note: str | None = None) -> dict:
+    account = _own_account(ctx, acting_investor_id, account_id, HOLDER_PLACES)
     require_choice(time_in_force, TIME_IN_FORCE, "time_in_force")
-    account = _account(ctx, account_id)
     instrument = _instrument(ctx, instrument_id)
     terms = _terms(instrument, side, order_type, quantity, limit_price_cents, stop_price_cents)
     _require_trading(ctx, account)
@@ -546,36 +656,41 @@ def place_order(ctx, account_id: str, instrument_id: str, side: str, order_type:
     return result
 
 
-def find_orders(ctx, account_id: str | None = None, instrument_id: str | None = None, status: str | None = None,
-                side: str | None = None, order_type: str | None = None, placed_from: str | None = None,
-                placed_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _choice_or_none(status, ORDER_STATUSES, "status")
-    _choice_or_none(side, SIDES, "side")
-    _choice_or_none(order_type, ORDER_TYPES, "order_type")
+def find_orders(ctx, acting_investor_id: str, account_id: str | None = None, instrument_id: str | None = None,
+                status: str | None = None, side: str | None = None, order_type: str | None = None,
+                placed_from: str | None = None, placed_to: str | None = None, limit: int = 20,
+                offset: int = 0) -> dict:
+    _acting_investor(ctx, acting_investor_id)
+    if account_id is not None:
+        _own_account(ctx, acting_investor_id, account_id, OWN_ORDERS)
+    optional_choice(status, ORDER_STATUSES, "status")
+    optional_choice(side, SIDES, "side")
+    optional_choice(order_type, ORDER_TYPES, "order_type")
     start, end = optional_date(placed_from, "placed_from"), optional_date(placed_to, "placed_to")
     rows = ctx.db.fetch_all(
         "SELECT o.order_id, o.account_id, o.instrument_id, i.symbol, o.side, o.order_type, o.quantity, "
         "o.limit_price_cents, o.stop_price_cents, o.time_in_force, o.status, o.placed_at FROM orders o "
-        "JOIN instruments i ON i.instrument_id = o.instrument_id "
-        "WHERE (? IS NULL OR o.account_id = ?) AND (? IS NULL OR o.instrument_id = ?) AND (? IS NULL OR o.status = ?) "
+        "JOIN instruments i ON i.instrument_id = o.instrument_id JOIN accounts a ON a.account_id = o.account_id "
+        "WHERE a.investor_id = ? "
+        "AND (? IS NULL OR o.account_id = ?) AND (? IS NULL OR o.instrument_id = ?) AND (? IS NULL OR o.status = ?) "
         "AND (? IS NULL OR o.side = ?) AND (? IS NULL OR o.order_type = ?) "
         "AND (? IS NULL OR substr(o.placed_at, 1, 10) >= ?) AND (? IS NULL OR substr(o.placed_at, 1, 10) <= ?) "
         "ORDER BY o.placed_at DESC, o.order_id DESC",
-        (account_id, account_id, instrument_id, instrument_id, status, status, side, side, order_type, order_type,
-         start, start, end, end))
+        (acting_investor_id, account_id, account_id, instrument_id, instrument_id, status, status, side, side,
+         order_type, order_type, start, start, end, end))
     return paginate(rows, limit, offset)
 
 
-def get_order(ctx, order_id: str) -> dict:
-    order = _order(ctx, order_id)
+def get_order(ctx, acting_investor_id: str, order_id: str) -> dict:
+    order = _own_order(ctx, acting_investor_id, order_id, HOLDER_READS_ORDER)
     order["executions"] = ctx.db.fetch_all(
         "SELECT execution_id, quantity, price_cents, commission_cents, executed_at FROM executions "
         "WHERE order_id = ? ORDER BY execution_id", (order_id,))
     return order
 
 
-def cancel_order(ctx, order_id: str) -> dict:
-    order = _order(ctx, order_id)
+def cancel_order(ctx, acting_investor_id: str, order_id: str) -> dict:
+    order = _own_order(ctx, acting_investor_id, order_id, HOLDER_CANCELS)
     if order["status"] != "open":
         raise ConflictError(f"order {order_id} is {order['status']}: only open orders can be cancelled")
     _release(ctx, order)
@@ -586,9 +701,9 @@ def cancel_order(ctx, order_id: str) -> dict:
             "released_quantity": order["quantity"] if order["side"] == "sell" else 0}
 
 
-def modify_order(ctx, order_id: str, quantity: int, limit_price_cents: int | None = None,
+def modify_order(ctx, acting_investor_id: str, order_id: str, quantity: int, limit_price_cents: int | None = None,
                  stop_price_cents: int | None = None) -> dict:
-    order = _order(ctx, order_id)
+    order = _own_order(ctx, acting_investor_id, order_id, HOLDER_MODIFIES)
     if order["status"] != "open":
         raise ConflictError(f"order {order_id} is {order['status']}: only open orders can be modified")
     if order["time_in_force"] == "day" and order["placed_at"][:10] < ctx.today:
@@ -619,7 +734,8 @@ def modify_order(ctx, order_id: str, quantity: int, limit_price_cents: int | Non
                                                stop_price_cents=stop_price_cents), instrument["price_cents"])}
 
 
-def fill_order(ctx, order_id: str) -> dict:
+def fill_order(ctx, acting_staff_id: str, order_id: str) -> dict:
+    _acting_desk(ctx, acting_staff_id, DESK_FILLS)
     order = _order(ctx, order_id)
     if order["status"] != "open":
         raise ConflictError(f"order {order_id} is {order['status']}: only open orders can fill")
@@ -647,7 +763,8 @@ def fill_order(ctx, order_id: str) -> dict:
             "realized_pnl_cents": fill["realized_pnl_cents"]}
 
 
-def expire_day_orders(ctx, account_id: str) -> dict:
+def expire_day_orders(ctx, acting_staff_id: str, account_id: str) -> dict:
+    _acting_desk(ctx, acting_staff_id, DESK_EXPIRES)
     _account(ctx, account_id)
     stale = ctx.db.fetch_all(
         "SELECT order_id, account_id, instrument_id, side, quantity, reserved_cents, placed_at FROM orders "
@@ -662,9 +779,10 @@ def expire_day_orders(ctx, account_id: str) -> dict:
             "released_cents": sum(o["reserved_cents"] for o in stale)}
 
 
-def list_executions(ctx, account_id: str, instrument_id: str | None = None, date_from: str | None = None,
-                    date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _account(ctx, account_id)
+def list_executions(ctx, acting_investor_id: str, account_id: str, instrument_id: str | None = None,
+                    date_from: str | None = None, date_to: str | None = None, limit: int = 20,
+                    offset: int = 0) -> dict:
+    _own_account(ctx, acting_investor_id, account_id, HOLDER_READS_EXECUTIONS)
     start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT e.execution_id, e.order_id, e.account_id, e.instrument_id, i.symbol, e.side, e.quantity, "
@@ -678,8 +796,8 @@ def list_executions(ctx, account_id: str, instrument_id: str | None = None, date
 
 # -- watchlists and alerts -------------------------------------------------------------------------
 
-def list_watchlists(ctx, investor_id: str) -> dict:
-    _investor(ctx, investor_id)
+def list_watchlists(ctx, acting_investor_id: str, investor_id: str) -> dict:
+    _self(ctx, acting_investor_id, investor_id, OWN_WATCHLISTS)
     rows = ctx.db.fetch_all(
         "SELECT w.watchlist_id, w.investor_id, w.name, w.created_on, "
         "(SELECT count(*) FROM watchlist_items x WHERE x.watchlist_id = w.watchlist_id) AS item_count "
@@ -687,9 +805,8 @@ def list_watchlists(ctx, investor_id: str) -> dict:
     return {"items": rows}
 
 
-def get_watchlist(ctx, watchlist_id: str) -> dict:
-    watchlist = require_row(ctx, "SELECT watchlist_id, investor_id, name, created_on FROM watchlists "
-                            "WHERE watchlist_id = ?", (watchlist_id,), f"no watchlist {watchlist_id}")
+def get_watchlist(ctx, acting_investor_id: str, watchlist_id: str) -> dict:
+    watchlist = _own_watchlist(ctx, acting_investor_id, watchlist_id, OWNER_READS_WATCHLIST)
     watchlist["items"] = ctx.db.fetch_all(
         "SELECT x.item_id, x.instrument_id, i.symbol, i.name, i.price_cents, i.price_cents - i.prev_close_cents "
         "AS change_cents, i.status, x.added_on FROM watchlist_items x "
@@ -698,8 +815,8 @@ def get_watchlist(ctx, watchlist_id: str) -> dict:
     return watchlist
 
 
-def create_watchlist(ctx, investor_id: str, name: str) -> dict:
-    _investor(ctx, investor_id)
+def create_watchlist(ctx, acting_investor_id: str, investor_id: str, name: str) -> dict:
+    _self(ctx, acting_investor_id, investor_id, OWN_NEW_WATCHLIST)
     clean = name.strip()
     if not clean or len(clean) > MAX_NAME_LENGTH:
         raise InvalidArgumentError(f"name must be 1 to {MAX_NAME_LENGTH} characters")
@@ -715,9 +832,8 @@ def create_watchlist(ctx, investor_id: str, name: str) -> dict:
     return {"watchlist_id": watchlist_id, "investor_id": investor_id, "name": clean, "created_on": ctx.today}
 
 
-def add_watchlist_item(ctx, watchlist_id: str, instrument_id: str) -> dict:
-    require_row(ctx, "SELECT watchlist_id FROM watchlists WHERE watchlist_id = ?", (watchlist_id,),
-                f"no watchlist {watchlist_id}")
+def add_watchlist_item(ctx, acting_investor_id: str, watchlist_id: str, instrument_id: str) -> dict:
+    _own_watchlist(ctx, acting_investor_id, watchlist_id, OWNER_CHANGES_WATCHLIST)
     instrument = _instrument(ctx, instrument_id)
     if instrument["status"] == "delisted":
         raise ConflictError(f"{instrument['symbol']} is delisted and cannot be watched")
@@ -733,16 +849,18 @@ def add_watchlist_item(ctx, watchlist_id: str, instrument_id: str) -> dict:
             "symbol": instrument["symbol"], "item_count": len(present) + 1}
 
 
-def remove_watchlist_item(ctx, watchlist_id: str, instrument_id: str) -> dict:
+def remove_watchlist_item(ctx, acting_investor_id: str, watchlist_id: str, instrument_id: str) -> dict:
+    _own_watchlist(ctx, acting_investor_id, watchlist_id, OWNER_CHANGES_WATCHLIST)
     item = require_row(ctx, "SELECT item_id FROM watchlist_items WHERE watchlist_id = ? AND instrument_id = ?",
                        (watchlist_id, instrument_id), f"{instrument_id} is not on watchlist {watchlist_id}")
     ctx.db.execute("DELETE FROM watchlist_items WHERE item_id = ?", (item["item_id"],))
     return {"item_id": item["item_id"], "watchlist_id": watchlist_id, "instrument_id": instrument_id}
 
 
-def list_alerts(ctx, investor_id: str, status: str | None = None, instrument_id: str | None = None) -> dict:
-    _investor(ctx, investor_id)
-    _choice_or_none(status, ALERT_STATUSES, "status")
+def list_alerts(ctx, acting_investor_id: str, investor_id: str, status: str | None = None,
+                instrument_id: str | None = None) -> dict:
+    _self(ctx, acting_investor_id, investor_id, OWN_ALERTS)
+    optional_choice(status, ALERT_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT a.alert_id, a.investor_id, a.instrument_id, i.symbol, a.direction, a.threshold_cents, "
         "i.price_cents, a.status, a.created_on, a.triggered_at FROM alerts a "
@@ -752,11 +870,12 @@ def list_alerts(ctx, investor_id: str, status: str | None = None, instrument_id:
     return {"items": rows}
 
 
-def create_alert(ctx, investor_id: str, instrument_id: str, direction: str, threshold_cents: int) -> dict:
+def create_alert(ctx, acting_investor_id: str, investor_id: str, instrument_id: str, direction: str,
+                 threshold_cents: int) -> dict:
+    _self(ctx, acting_investor_id, investor_id, OWN_NEW_ALERT)
     require_choice(direction, ALERT_DIRECTIONS, "direction")
     if threshold_cents < 1:
         raise InvalidArgumentError("threshold_cents must be a positive price in USD cents")
-    _investor(ctx, investor_id)
     instrument = _instrument(ctx, instrument_id)
     if instrument["status"] == "delisted":
         raise ConflictError(f"{instrument['symbol']} is delisted")
@@ -782,17 +901,19 @@ def create_alert(ctx, investor_id: str, instrument_id: str, direction: str, thre
             "threshold_cents": threshold_cents, "status": "active"}
 
 
-def cancel_alert(ctx, alert_id: str) -> dict:
+def cancel_alert(ctx, acting_investor_id: str, alert_id: str) -> dict:
+    _acting_investor(ctx, acting_investor_id)
     alert = require_row(ctx, "SELECT alert_id, investor_id, status FROM alerts WHERE alert_id = ?", (alert_id,),
                         f"no alert {alert_id}")
+    require_permission(alert["investor_id"] == acting_investor_id, OWNER_CANCELS_ALERT)
     if alert["status"] != "active":
         raise ConflictError(f"alert {alert_id} is {alert['status']}: only active alerts can be cancelled")
     ctx.db.execute("UPDATE alerts SET status = 'cancelled' WHERE alert_id = ?", (alert_id,))
     return {"alert_id": alert_id, "investor_id": alert["investor_id"], "status": "cancelled"}
 
 
-def check_alerts(ctx, investor_id: str) -> dict:
-    _investor(ctx, investor_id)
+def check_alerts(ctx, acting_investor_id: str, investor_id: str) -> dict:
+    _self(ctx, acting_investor_id, investor_id, OWN_ALERT_CHECK)
     active = ctx.db.fetch_all(
         "SELECT a.alert_id, a.instrument_id, i.symbol, a.direction, a.threshold_cents, i.price_cents FROM alerts a "
         "JOIN instruments i ON i.instrument_id = a.instrument_id WHERE a.investor_id = ? AND a.status = 'active' "
@@ -810,8 +931,8 @@ def check_alerts(ctx, investor_id: str) -> dict:
 def list_corporate_actions(ctx, instrument_id: str | None = None, action_type: str | None = None,
                            status: str | None = None, date_from: str | None = None, date_to: str | None = None,
                            limit: int = 20, offset: int = 0) -> dict:
-    _choice_or_none(action_type, ACTION_TYPES, "action_type")
-    _choice_or_none(status, ACTION_STATUSES, "status")
+    optional_choice(action_type, ACTION_TYPES, "action_type")
+    optional_choice(status, ACTION_STATUSES, "status")
     start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT c.action_id, c.instrument_id, i.symbol, c.action_type, c.ex_date, c.pay_date, "
@@ -834,7 +955,8 @@ def _action(ctx, action_id: str, kind: str) -> dict:
     return action
 
 
-def process_dividend(ctx, action_id: str) -> dict:
+def process_dividend(ctx, acting_staff_id: str, action_id: str) -> dict:
+    _acting_desk(ctx, acting_staff_id, DESK_DIVIDENDS)
     action = _action(ctx, action_id, "dividend")
     if action["pay_date"] > ctx.today:
         raise ConflictError(f"dividend {action_id} is payable on {action['pay_date']}, not before")
@@ -858,7 +980,8 @@ def process_dividend(ctx, action_id: str) -> dict:
             "total_paid_cents": sum(p["amount_cents"] for p in payments)}
 
 
-def process_split(ctx, action_id: str) -> dict:
+def process_split(ctx, acting_staff_id: str, action_id: str) -> dict:
+    _acting_desk(ctx, acting_staff_id, DESK_SPLITS)
     action = _action(ctx, action_id, "split")
     if action["ex_date"] > ctx.today:
         raise ConflictError(f"split {action_id} takes effect on {action['ex_date']}, not before")

@@ -3,7 +3,8 @@
 Run: python generate_seed.py
 Everything comes from random.Random(SEED) and fixed dates around the domain clock
 (2026-04-14T09:30:00); there is no wall clock, so the output is identical on every run.
-Near neighbours are made on purpose: people with the same name, homes with the same name,
+Near neighbours are made on purpose: people with the same name (told apart by date of birth,
+email and phone), homes with the same name,
 one owner with several homes, rooms and devices with similar names, scenes and access
 codes in different states.
 """
@@ -20,6 +21,9 @@ CLOCK = datetime(2026, 4, 14, 9, 30, 0)
 TODAY = CLOCK.date()
 
 rng = random.Random(SEED)
+# Facts added after the first release (birth dates, varied notes) come from their own stream, so that
+# every row the first release had keeps its values.
+extra = random.Random(SEED + 1)
 
 
 def ident(prefix: str, n: int) -> str:
@@ -67,8 +71,15 @@ for i, name in enumerate(PEOPLE, start=1):
     phone = f"+1-{rng.choice(AREA_CODES)}-{rng.randint(201, 989)}-{rng.randint(1000, 9999)}"
     status = "suspended" if i in (20, 40, 27) else "active"
     created = day(-rng.randint(120, 1400))
+    born = TODAY.replace(year=TODAY.year - extra.randint(23, 78)) - timedelta(days=extra.randint(0, 364))
     users.append({"user_id": ident("USR", i), "full_name": name, "email": email, "phone": phone,
-                  "status": status, "created_on": created})
+                  "date_of_birth": born.isoformat(), "status": status, "created_on": created})
+assert len({u["phone"] for u in users}) == len(users), "phones are unique"
+for a in users:
+    for b in users:
+        if a is not b and a["full_name"] == b["full_name"]:
+            assert a["date_of_birth"] != b["date_of_birth"], "look-alikes differ by date of birth"
+
 
 # ----------------------------------------------------------------------------- homes
 CITIES = [
@@ -325,7 +336,7 @@ def scene_steps(home_no: int, template: str) -> list[tuple[dict, str, float | No
             else:
                 steps.append((light, "turn_on", None))
         steps.append((thermostat, "set_temperature", 21.0))
-    elif template in ("Good Night", "Goodnight (old)"):
+    elif template in ("Good Night", "Goodnight"):
         for light in lights[:2]:
             steps.append((light, "turn_off", None))
         steps.append((lock, "lock", None))
@@ -353,11 +364,11 @@ SCENE_TEMPLATES = ["Good Morning", "Good Night", "Away Mode", "Movie Night", "We
 for i, home in enumerate(homes, start=1):
     names = rng.sample(SCENE_TEMPLATES, 1 if i % 2 == 0 else 2)
     if i in (1, 6, 11, 17):
-        names.append("Goodnight (old)")
+        names.append("Goodnight")
     home_scenes[i] = []
     admins = [m for m in memberships if m["home_id"] == home["home_id"] and m["role"] in ("owner", "admin")]
     for name in names:
-        disabled = name == "Goodnight (old)" or (i == 9 and name == names[0])
+        disabled = name == "Goodnight" or (i == 9 and name == names[0])
         ran = None if rng.random() < 0.2 else stamp(rng.randint(60, 60 * 24 * 12))
         scene = {"scene_id": ident("SCN", len(scenes) + 1), "home_id": home["home_id"], "name": name,
                  "status": "disabled" if disabled else "active", "created_by_user_id": rng.choice(admins)["user_id"],
@@ -391,7 +402,7 @@ for i, home in enumerate(homes, start=1):
         motion = next((d for d in home_devices[i] if d["capabilities"] in ("motion", "contact")), None)
         if scene["name"] == "Good Morning":
             spec = ("Weekday wake-up", "time", rng.choice(["06:30", "06:45", "07:00"]), None, "weekdays", None)
-        elif scene["name"] in ("Good Night", "Goodnight (old)"):
+        elif scene["name"] in ("Good Night", "Goodnight"):
             spec = ("Lights out at bedtime", "time", rng.choice(["22:30", "23:00", "23:15"]), None, "daily", None)
         elif scene["name"] == "Away Mode":
             spec = ("Secure when armed away", "sunset", None, None, "daily", "away")
@@ -472,6 +483,21 @@ for lock in keypad_locks:
 
 # ----------------------------------------------------------------------------- alarm events
 alarm_events = []
+RESOLUTION_NOTES = {
+    "intrusion": ["Family member came home early; false alarm.", "Dog walker arrived before the code window opened.",
+                  "Window left ajar, wind moved the curtain; closed and latched.",
+                  "Checked the camera footage: it was the cleaner. No one else entered."],
+    "smoke": ["Burnt toast, kitchen ventilated.", "Steam from the shower drifted into the hallway; detector moved.",
+              "Searing steaks on the stove; opened the windows and reset the detector.",
+              "Candle too close to the detector; no fire."],
+    "leak": ["Water heater drain valve tightened.", "Dishwasher hose reseated, floor dried.",
+             "Condensation under the washing machine; added a drip tray.", "Plumber replaced the cracked supply line."],
+    "tamper": ["Cover reseated after cleaning.", "Camera knocked by a ladder during gutter cleaning; remounted.",
+               "Kids moved the camera while playing; put back on its bracket."],
+    "low_battery": ["Batteries replaced.", "Swapped in two new AA cells.", "Recharged the battery pack overnight."],
+    "device_offline": ["Router restarted, device back online.", "Moved the mesh extender closer; signal restored.",
+                       "Power strip had been switched off; device reconnected.", "Re-paired after the ISP swap."],
+}
 
 
 def add_event(device: dict | None, home_id: str, etype: str, severity: str, status: str, minutes_ago: int) -> None:
@@ -482,9 +508,7 @@ def add_event(device: dict | None, home_id: str, etype: str, severity: str, stat
         ack_at = stamp(minutes_ago - rng.randint(3, 40))
     if status == "resolved":
         resolved = stamp(minutes_ago - rng.randint(45, 300))
-        note = {"intrusion": "Family member came home early; false alarm.", "smoke": "Burnt toast, kitchen ventilated.",
-                "leak": "Water heater drain valve tightened.", "tamper": "Cover reseated after cleaning.",
-                "low_battery": "Batteries replaced.", "device_offline": "Router restarted, device back online."}[etype]
+        note = extra.choice(RESOLUTION_NOTES[etype])
     alarm_events.append({"event_id": ident("ALM", len(alarm_events) + 1), "home_id": home_id,
                          "device_id": device["device_id"] if device else None, "event_type": etype, "severity": severity,
                          "status": status, "occurred_at": stamp(minutes_ago), "acknowledged_by_user_id": ack_by,

@@ -4,7 +4,8 @@ CREATE TABLE users (
     user_id TEXT PRIMARY KEY CHECK (user_id GLOB 'USR-[0-9][0-9][0-9][0-9][0-9]'),
     full_name TEXT NOT NULL CHECK (length(full_name) BETWEEN 2 AND 80),
     email TEXT NOT NULL UNIQUE CHECK (email LIKE '%_@_%._%'),
-    phone TEXT NOT NULL,
+    phone TEXT NOT NULL UNIQUE,
+    date_of_birth TEXT NOT NULL CHECK (date_of_birth GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
     status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
     created_on TEXT NOT NULL CHECK (created_on GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]')
 ) STRICT;

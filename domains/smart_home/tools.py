@@ -1,14 +1,31 @@
 """Tools of the smart_home domain: households, members and roles, devices, scenes,
 automations, energy, access codes, alarms and firmware.
 
-Every state-changing tool acts on behalf of a household user (``user_id``) whose active
-membership and role in the home are checked first: guest < member < admin < owner.
+The agent acts for one household user at a time. Every tool that changes a home or reads a
+home's private data takes that user as ``acting_user_id`` (found with identify_user by email,
+phone, or full name and date of birth) and checks in code what they may do there: an active
+membership of the home, unexpired for guests, and a role that reaches the action
+(guest < member < admin < owner). A refusal is ``permission_denied`` naming the tool's rule;
+a suspended account is a rule of the world (``not_permitted``).
 """
 
 from datetime import date, datetime, timedelta
-from re import fullmatch
+from re import fullmatch, sub
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError, require_row
+from scaleenv_mcp.toolkit import (
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    NotPermittedError,
+    optional_choice,
+    optional_date,
+    paginate,
+    require_choice,
+    require_date,
+    require_page,
+    require_permission,
+    require_row,
+)
 
 ROLES = ("guest", "member", "admin", "owner")
 GRANTABLE_ROLES = ("admin", "member", "guest")
@@ -28,28 +45,61 @@ MIN_FIRMWARE_BATTERY = 20
 MAX_SCHEDULE_DAYS = 30
 MAX_REPORT_DAYS = 92
 
+# Permission rules: the same words as each tool's `permission` in domain.json.
+OWN_ACCOUNT_RULE = "a user may see only their own account"
+VIEW_RULE = "only an active member or unexpired guest of the home may see its data"
+CODES_VIEW_RULE = "only an admin or the owner of the home may see its door access codes"
+ADD_MEMBER_RULE = "only an admin or the owner of the home may add members, and only the owner may grant the admin role"
+CHANGE_ROLE_RULE = ("only an admin or the owner of the home may change roles, and only the owner may grant or "
+                    "take away the admin role")
+REMOVE_MEMBER_RULE = ("an admin or the owner of the home may remove members and only the owner may remove an admin; "
+                      "anyone may leave a home themself")
+TRANSFER_RULE = "only the owner of the home may transfer its ownership"
+ROOM_RULE = "only an admin or the owner of the home may create rooms"
+MOVE_RULE = "only an admin or the owner of the home may move its devices between rooms"
+POWER_RULE = ("any member or unexpired guest of the home may switch its lights and plugs; switching a camera "
+              "needs a member, admin or owner")
+BRIGHTNESS_RULE = "any member or unexpired guest of the home may dim its lights"
+THERMOSTAT_RULE = "any member or unexpired guest of the home may adjust its thermostats"
+LOCK_RULE = "any member or unexpired guest of the home may lock its doors; unlocking needs a member, admin or owner"
+CREATE_SCENE_RULE = ("a member, admin or owner of the home may create scenes; only an admin or the owner may create "
+                     "one that unlocks a door")
+RUN_SCENE_RULE = "only a member, admin or owner of the home may run its scenes"
+SCENE_STATUS_RULE = "only a member, admin or owner of the home may enable or disable its scenes"
+CREATE_AUTOMATION_RULE = "only an admin or the owner of the home may create automations"
+AUTOMATION_ENABLED_RULE = "only a member, admin or owner of the home may enable or disable its automations"
+CREATE_CODE_RULE = "only an admin or the owner of the home may create door access codes"
+REVOKE_CODE_RULE = "only an admin or the owner of the home may revoke door access codes"
+ALARM_MODE_RULE = "only a member, admin or owner of the home may arm or disarm its alarm"
+ACK_RULE = "only a member, admin or owner of the home may acknowledge its alarm events"
+RESOLVE_RULE = ("a member, admin or owner of the home may resolve its alarm events; critical events only an admin "
+                "or the owner")
+SCHEDULE_FW_RULE = "only an admin or the owner of the home may schedule firmware updates"
+INSTALL_FW_RULE = "only an admin or the owner of the home may install firmware updates"
+
 
 # ----------------------------------------------------------------------------- helpers
-def _authorize(ctx, home_id, user_id, min_role):
-    """The acting user's active membership of the home, if their role reaches min_role."""
-    user = require_row(ctx, "SELECT user_id, status FROM users WHERE user_id = ?", (user_id,), f"no user {user_id}")
+def _acting_user(ctx, acting_user_id):
+    """The acting user's account; not_found names the argument, a suspended account may do nothing."""
+    user = require_row(ctx, "SELECT user_id, full_name, status FROM users WHERE user_id = ?", (acting_user_id,),
+                       f"acting_user_id {acting_user_id}: no such user")
     if user["status"] != "active":
-        raise NotPermittedError(f"user {user_id} is suspended and cannot act on any home")
+        raise NotPermittedError(f"acting_user_id {acting_user_id}: the account is suspended and cannot act on any home")
+    return user
+
+
+def _authorize(ctx, home_id, acting_user_id, min_role, rule):
+    """The acting user's active, unexpired membership of the home, if their role reaches min_role.
+
+    Every acting tool has already checked the acting user with _acting_user, as its first step.
+    """
     membership = ctx.db.fetch_one(
         "SELECT membership_id, home_id, user_id, role, status, access_expires_on FROM memberships "
         "WHERE home_id = ? AND user_id = ? AND status = 'active'",
-        (home_id, user_id),
+        (home_id, acting_user_id),
     )
-    if membership is None:
-        raise NotPermittedError(f"user {user_id} is not an active member of home {home_id}")
-    if membership["role"] == "guest" and membership["access_expires_on"] < ctx.today:
-        raise NotPermittedError(
-            f"guest access of user {user_id} to home {home_id} expired on {membership['access_expires_on']}"
-        )
-    if ROLES.index(membership["role"]) < ROLES.index(min_role):
-        raise NotPermittedError(
-            f"this action needs the {min_role} role or higher; user {user_id} is {membership['role']} of home {home_id}"
-        )
+    current = membership is not None and (membership["role"] != "guest" or membership["access_expires_on"] >= ctx.today)
+    require_permission(current and ROLES.index(membership["role"]) >= ROLES.index(min_role), rule)
     return membership
 
 
@@ -65,27 +115,6 @@ def _caps(device):
     return device["capabilities"].split(",")
 
 
-def _parse_day(value, name):
-    if value is None or not fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        raise InvalidArgumentError(f"{name} must be a date YYYY-MM-DD, got {value!r}")
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise InvalidArgumentError(f"{name} {value!r} is not a real calendar date") from None
-
-
-def _page(limit, offset):
-    if limit < 1 or limit > 100:
-        raise InvalidArgumentError("limit must be between 1 and 100")
-    if offset < 0:
-        raise InvalidArgumentError("offset must be 0 or more")
-
-
-def _choice(value, allowed, name):
-    if value is not None and value not in allowed:
-        raise InvalidArgumentError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
-
-
 def _guest_expiry(ctx, role, access_expires_on):
     """Validate the expiry date rule: guests need one (future, at most 90 days ahead), others none."""
     if role != "guest":
@@ -94,7 +123,7 @@ def _guest_expiry(ctx, role, access_expires_on):
         return None
     if access_expires_on is None:
         raise InvalidArgumentError("a guest needs access_expires_on (YYYY-MM-DD)")
-    expires = _parse_day(access_expires_on, "access_expires_on")
+    expires = require_date(access_expires_on, "access_expires_on")
     today = date.fromisoformat(ctx.today)
     if expires <= today:
         raise InvalidArgumentError("access_expires_on must be after today")
@@ -103,14 +132,60 @@ def _guest_expiry(ctx, role, access_expires_on):
     return expires.isoformat()
 
 
+def _phone_digits(phone):
+    """A phone number as its digits, without a leading US country code."""
+    digits = sub(r"\D", "", phone)
+    return digits[1:] if len(digits) == 11 and digits.startswith("1") else digits
+
+
 # ----------------------------------------------------------------------------- users and homes
+def identify_user(ctx, email: str | None = None, phone: str | None = None, full_name: str | None = None,
+                  date_of_birth: str | None = None) -> dict:
+    if email is not None:
+        rows = ctx.db.fetch_all("SELECT user_id FROM users WHERE lower(email) = lower(?) ORDER BY user_id",
+                                (email.strip(),))
+        asked = "email"
+    elif phone is not None:
+        wanted = _phone_digits(phone)
+        if len(wanted) < 7:
+            raise InvalidArgumentError(f"phone must have at least 7 digits; got {phone!r}")
+        rows = [r for r in ctx.db.fetch_all("SELECT user_id, phone FROM users ORDER BY user_id")
+                if _phone_digits(r["phone"]) == wanted]
+        asked = "phone number"
+    elif full_name is not None:
+        born = optional_date(date_of_birth, "date_of_birth")
+        rows = ctx.db.fetch_all(
+            "SELECT user_id FROM users WHERE lower(full_name) = lower(?) AND (? IS NULL OR date_of_birth = ?) "
+            "ORDER BY user_id",
+            (full_name.strip(), born, born),
+        )
+        asked = "full name and date of birth" if born else "full name"
+    else:
+        raise InvalidArgumentError("give email, phone, or full_name with date_of_birth")
+    if not rows:
+        raise NotFoundError(f"no user account matches this {asked}; check the spelling or ask for the email")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} users are named {full_name}; ask for the date of birth or the email")
+    user = ctx.db.fetch_one(
+        "SELECT user_id, full_name, email, phone, date_of_birth, status FROM users WHERE user_id = ?",
+        (rows[0]["user_id"],),
+    )
+    user["homes"] = ctx.db.fetch_all(
+        "SELECT m.membership_id, m.home_id, h.name AS home_name, h.city, m.role, m.access_expires_on "
+        "FROM memberships m JOIN homes h ON h.home_id = m.home_id WHERE m.user_id = ? AND m.status = 'active' "
+        "ORDER BY m.membership_id",
+        (user["user_id"],),
+    )
+    return user
+
+
 def find_users(ctx, text: str | None = None, email: str | None = None, status: str | None = None,
                limit: int = 20, offset: int = 0) -> dict:
-    _page(limit, offset)
-    _choice(status, ("active", "suspended"), "status")
+    require_page(limit, offset)
+    optional_choice(status, ("active", "suspended"), "status")
     params = (text, text, email, email, status, status)
     rows = ctx.db.fetch_all(
-        "SELECT user_id, full_name, email, phone, status FROM users "
+        "SELECT user_id, full_name, email, status FROM users "
         "WHERE (? IS NULL OR full_name LIKE '%' || ? || '%') AND (? IS NULL OR lower(email) = lower(?)) "
         "AND (? IS NULL OR status = ?) ORDER BY full_name, user_id LIMIT ? OFFSET ?",
         (*params, limit, offset),
@@ -124,13 +199,16 @@ def find_users(ctx, text: str | None = None, email: str | None = None, status: s
     return {"items": rows, "total": total}
 
 
-def get_user(ctx, user_id: str) -> dict:
+def get_user(ctx, acting_user_id: str, user_id: str) -> dict:
+    require_row(ctx, "SELECT user_id FROM users WHERE user_id = ?", (acting_user_id,),
+                f"acting_user_id {acting_user_id}: no such user")
     user = require_row(
         ctx,
-        "SELECT user_id, full_name, email, phone, status, created_on FROM users WHERE user_id = ?",
+        "SELECT user_id, full_name, email, phone, date_of_birth, status, created_on FROM users WHERE user_id = ?",
         (user_id,),
         f"no user {user_id}",
     )
+    require_permission(acting_user_id == user_id, OWN_ACCOUNT_RULE)
     user["memberships"] = ctx.db.fetch_all(
         "SELECT m.membership_id, m.home_id, h.name AS home_name, m.role, m.status, m.access_expires_on "
         "FROM memberships m JOIN homes h ON h.home_id = m.home_id WHERE m.user_id = ? ORDER BY m.membership_id",
@@ -139,30 +217,25 @@ def get_user(ctx, user_id: str) -> dict:
     return user
 
 
-def find_homes(ctx, text: str | None = None, city: str | None = None, user_id: str | None = None,
+def find_homes(ctx, acting_user_id: str, text: str | None = None, city: str | None = None,
                limit: int = 20, offset: int = 0) -> dict:
-    _page(limit, offset)
-    params = (user_id, text, text, text, city, city, user_id)
+    _acting_user(ctx, acting_user_id)
+    require_page(limit, offset)
     rows = ctx.db.fetch_all(
-        "SELECT h.home_id, h.name, h.street_address, h.city, h.region, h.owner_user_id, h.alarm_mode, m.role "
-        "FROM homes h LEFT JOIN memberships m ON m.home_id = h.home_id AND m.user_id = ? AND m.status = 'active' "
+        "SELECT h.home_id, h.name, h.street_address, h.city, h.region, h.owner_user_id, h.alarm_mode, m.role, "
+        "m.membership_id FROM homes h JOIN memberships m ON m.home_id = h.home_id AND m.user_id = ? "
+        "AND m.status = 'active' "
         "WHERE (? IS NULL OR h.name LIKE '%' || ? || '%' OR h.street_address LIKE '%' || ? || '%') "
-        "AND (? IS NULL OR lower(h.city) = lower(?)) AND (? IS NULL OR m.membership_id IS NOT NULL) "
-        "ORDER BY h.home_id LIMIT ? OFFSET ?",
-        (*params, limit, offset),
+        "AND (? IS NULL OR lower(h.city) = lower(?)) ORDER BY h.home_id",
+        (acting_user_id, text, text, text, city, city),
     )
-    total = ctx.db.fetch_one(
-        "SELECT count(*) AS n "
-        "FROM homes h LEFT JOIN memberships m ON m.home_id = h.home_id AND m.user_id = ? AND m.status = 'active' "
-        "WHERE (? IS NULL OR h.name LIKE '%' || ? || '%' OR h.street_address LIKE '%' || ? || '%') "
-        "AND (? IS NULL OR lower(h.city) = lower(?)) AND (? IS NULL OR m.membership_id IS NOT NULL)",
-        params,
-    )["n"]
-    return {"items": rows, "total": total}
+    return paginate(rows, limit, offset)
 
 
-def get_home(ctx, home_id: str) -> dict:
+def get_home(ctx, acting_user_id: str, home_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     home = _home(ctx, home_id)
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
     counts = ctx.db.fetch_one(
         "SELECT (SELECT count(*) FROM memberships WHERE home_id = ? AND status = 'active') AS active_member_count, "
         "(SELECT count(*) FROM rooms WHERE home_id = ?) AS room_count, "
@@ -175,10 +248,13 @@ def get_home(ctx, home_id: str) -> dict:
     return home
 
 
-def list_home_members(ctx, home_id: str, role: str | None = None, status: str | None = None) -> dict:
+def list_home_members(ctx, acting_user_id: str, home_id: str, role: str | None = None,
+                      status: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _choice(role, ROLES, "role")
-    _choice(status, ("active", "revoked"), "status")
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
+    optional_choice(role, ROLES, "role")
+    optional_choice(status, ("active", "revoked"), "status")
     rows = ctx.db.fetch_all(
         "SELECT m.membership_id, m.user_id, u.full_name, u.email, m.role, m.status, m.access_expires_on, m.added_on "
         "FROM memberships m JOIN users u ON u.user_id = m.user_id WHERE m.home_id = ? "
@@ -188,8 +264,10 @@ def list_home_members(ctx, home_id: str, role: str | None = None, status: str | 
     return {"home_id": home_id, "items": rows}
 
 
-def list_rooms(ctx, home_id: str) -> dict:
+def list_rooms(ctx, acting_user_id: str, home_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
     rows = ctx.db.fetch_all(
         "SELECT r.room_id, r.home_id, r.name, r.floor, r.room_type, "
         "(SELECT count(*) FROM devices d WHERE d.room_id = r.room_id) AS device_count "
@@ -200,37 +278,35 @@ def list_rooms(ctx, home_id: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- devices
-def find_devices(ctx, home_id: str | None = None, room_id: str | None = None, device_type: str | None = None,
-                 connectivity: str | None = None, text: str | None = None, battery_below: int | None = None,
-                 limit: int = 25, offset: int = 0) -> dict:
-    _page(limit, offset)
-    _choice(device_type, DEVICE_TYPES, "device_type")
-    _choice(connectivity, ("online", "offline"), "connectivity")
+def find_devices(ctx, acting_user_id: str, home_id: str | None = None, room_id: str | None = None,
+                 device_type: str | None = None, connectivity: str | None = None, text: str | None = None,
+                 battery_below: int | None = None, limit: int = 25, offset: int = 0) -> dict:
+    _acting_user(ctx, acting_user_id)
+    require_page(limit, offset)
+    optional_choice(device_type, DEVICE_TYPES, "device_type")
+    optional_choice(connectivity, ("online", "offline"), "connectivity")
     if battery_below is not None and (battery_below < 1 or battery_below > 100):
         raise InvalidArgumentError("battery_below must be between 1 and 100")
-    params = (home_id, home_id, room_id, room_id, device_type, device_type, connectivity, connectivity,
-              text, text, text, battery_below, battery_below)
+    if home_id is not None:
+        _home(ctx, home_id)
+        _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
     rows = ctx.db.fetch_all(
         "SELECT d.device_id, d.home_id, d.room_id, r.name AS room_name, d.name, d.device_type, d.model, "
         "d.connectivity, d.firmware_version, d.battery_pct FROM devices d LEFT JOIN rooms r ON r.room_id = d.room_id "
-        "WHERE (? IS NULL OR d.home_id = ?) AND (? IS NULL OR d.room_id = ?) AND (? IS NULL OR d.device_type = ?) "
+        "WHERE d.home_id IN (SELECT home_id FROM memberships WHERE user_id = ? AND status = 'active' "
+        "AND (role <> 'guest' OR access_expires_on >= ?)) "
+        "AND (? IS NULL OR d.home_id = ?) AND (? IS NULL OR d.room_id = ?) AND (? IS NULL OR d.device_type = ?) "
         "AND (? IS NULL OR d.connectivity = ?) "
         "AND (? IS NULL OR d.name LIKE '%' || ? || '%' OR d.model LIKE '%' || ? || '%') "
-        "AND (? IS NULL OR d.battery_pct < ?) ORDER BY d.device_id LIMIT ? OFFSET ?",
-        (*params, limit, offset),
+        "AND (? IS NULL OR d.battery_pct < ?) ORDER BY d.device_id",
+        (acting_user_id, ctx.today, home_id, home_id, room_id, room_id, device_type, device_type, connectivity,
+         connectivity, text, text, text, battery_below, battery_below),
     )
-    total = ctx.db.fetch_one(
-        "SELECT count(*) AS n FROM devices d "
-        "WHERE (? IS NULL OR d.home_id = ?) AND (? IS NULL OR d.room_id = ?) AND (? IS NULL OR d.device_type = ?) "
-        "AND (? IS NULL OR d.connectivity = ?) "
-        "AND (? IS NULL OR d.name LIKE '%' || ? || '%' OR d.model LIKE '%' || ? || '%') "
-        "AND (? IS NULL OR d.battery_pct < ?)",
-        params,
-    )["n"]
-    return {"items": rows, "total": total}
+    return paginate(rows, limit, offset)
 
 
-def get_device(ctx, device_id: str) -> dict:
+def get_device(ctx, acting_user_id: str, device_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = require_row(
         ctx,
         "SELECT d.*, r.name AS room_name, h.name AS home_name FROM devices d JOIN homes h ON h.home_id = d.home_id "
@@ -238,13 +314,15 @@ def get_device(ctx, device_id: str) -> dict:
         (device_id,),
         f"no device {device_id}",
     )
+    _authorize(ctx, device["home_id"], acting_user_id, "guest", VIEW_RULE)
     device["capabilities"] = _caps(device)
     return device
 
 
-def move_device(ctx, device_id: str, user_id: str, room_id: str) -> dict:
+def move_device(ctx, acting_user_id: str, device_id: str, room_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
-    _authorize(ctx, device["home_id"], user_id, "admin")
+    _authorize(ctx, device["home_id"], acting_user_id, "admin", MOVE_RULE)
     room = require_row(
         ctx, "SELECT room_id, home_id, name FROM rooms WHERE room_id = ?", (room_id,), f"no room {room_id}"
     )
@@ -257,10 +335,11 @@ def move_device(ctx, device_id: str, user_id: str, room_id: str) -> dict:
     return {"device_id": device_id, "room_id": room_id, "room_name": room["name"], "previous_room_id": device["room_id"]}
 
 
-def set_device_power(ctx, device_id: str, user_id: str, power_state: str) -> dict:
+def set_device_power(ctx, acting_user_id: str, device_id: str, power_state: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
-    _authorize(ctx, device["home_id"], user_id, "member" if device["device_type"] == "camera" else "guest")
-    _choice(power_state, ("on", "off"), "power_state")
+    _authorize(ctx, device["home_id"], acting_user_id, "member" if device["device_type"] == "camera" else "guest", POWER_RULE)
+    require_choice(power_state, ("on", "off"), "power_state")
     if "on_off" not in _caps(device):
         raise InvalidArgumentError(f"device {device_id} ({device['device_type']}) cannot be switched on or off")
     if device["connectivity"] != "online":
@@ -272,9 +351,10 @@ def set_device_power(ctx, device_id: str, user_id: str, power_state: str) -> dic
             "changed": changed}
 
 
-def set_light_brightness(ctx, device_id: str, user_id: str, brightness_pct: int) -> dict:
+def set_light_brightness(ctx, acting_user_id: str, device_id: str, brightness_pct: int) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
-    _authorize(ctx, device["home_id"], user_id, "guest")
+    _authorize(ctx, device["home_id"], acting_user_id, "guest", BRIGHTNESS_RULE)
     if device["device_type"] != "light" or "dimming" not in _caps(device):
         raise InvalidArgumentError(f"device {device_id} is not a dimmable light")
     if brightness_pct < 1 or brightness_pct > 100:
@@ -293,15 +373,16 @@ def _valid_temperature(value, name):
     return float(value)
 
 
-def set_thermostat(ctx, device_id: str, user_id: str, hvac_mode: str | None = None,
+def set_thermostat(ctx, acting_user_id: str, device_id: str, hvac_mode: str | None = None,
                    target_temp_c: float | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
-    _authorize(ctx, device["home_id"], user_id, "guest")
+    _authorize(ctx, device["home_id"], acting_user_id, "guest", THERMOSTAT_RULE)
     if device["device_type"] != "thermostat":
         raise InvalidArgumentError(f"device {device_id} is a {device['device_type']}, not a thermostat")
     if hvac_mode is None and target_temp_c is None:
         raise InvalidArgumentError("give hvac_mode, target_temp_c or both")
-    _choice(hvac_mode, ("off", "heat", "cool", "auto"), "hvac_mode")
+    optional_choice(hvac_mode, ("off", "heat", "cool", "auto"), "hvac_mode")
     if hvac_mode in ("cool", "auto") and "cooling" not in _caps(device):
         raise InvalidArgumentError(f"device {device_id} can only heat; mode {hvac_mode} needs cooling")
     mode = device["hvac_mode"] if hvac_mode is None else hvac_mode
@@ -313,12 +394,13 @@ def set_thermostat(ctx, device_id: str, user_id: str, hvac_mode: str | None = No
             "previous_hvac_mode": device["hvac_mode"], "previous_target_temp_c": device["target_temp_c"]}
 
 
-def set_lock_state(ctx, device_id: str, user_id: str, lock_state: str) -> dict:
+def set_lock_state(ctx, acting_user_id: str, device_id: str, lock_state: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
-    _choice(lock_state, ("locked", "unlocked"), "lock_state")
+    require_choice(lock_state, ("locked", "unlocked"), "lock_state")
     if device["device_type"] != "lock":
         raise InvalidArgumentError(f"device {device_id} is a {device['device_type']}, not a lock")
-    _authorize(ctx, device["home_id"], user_id, "member" if lock_state == "unlocked" else "guest")
+    _authorize(ctx, device["home_id"], acting_user_id, "member" if lock_state == "unlocked" else "guest", LOCK_RULE)
     if device["connectivity"] != "online":
         raise ConflictError(f"device {device_id} is offline since {device['last_seen_at']}; it cannot take commands")
     if device["lock_state"] == "jammed":
@@ -335,14 +417,14 @@ def set_lock_state(ctx, device_id: str, user_id: str, lock_state: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- members
-def add_home_member(ctx, home_id: str, user_id: str, email: str, role: str,
+def add_home_member(ctx, acting_user_id: str, home_id: str, email: str, role: str,
                     access_expires_on: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    actor = _authorize(ctx, home_id, user_id, "admin")
+    actor = _authorize(ctx, home_id, acting_user_id, "admin", ADD_MEMBER_RULE)
     if role not in GRANTABLE_ROLES:
         raise InvalidArgumentError("role must be admin, member or guest (ownership moves with transfer_home_ownership)")
-    if role == "admin" and actor["role"] != "owner":
-        raise NotPermittedError("only the owner of the home can grant the admin role")
+    require_permission(role != "admin" or actor["role"] == "owner", ADD_MEMBER_RULE)
     expires = _guest_expiry(ctx, role, access_expires_on)
     invitee = require_row(
         ctx,
@@ -375,17 +457,17 @@ def _membership(ctx, membership_id):
     )
 
 
-def change_member_role(ctx, membership_id: str, user_id: str, role: str, access_expires_on: str | None = None) -> dict:
+def change_member_role(ctx, acting_user_id: str, membership_id: str, role: str, access_expires_on: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     target = _membership(ctx, membership_id)
-    actor = _authorize(ctx, target["home_id"], user_id, "admin")
+    actor = _authorize(ctx, target["home_id"], acting_user_id, "admin", CHANGE_ROLE_RULE)
     if role not in GRANTABLE_ROLES:
         raise InvalidArgumentError("role must be admin, member or guest (ownership moves with transfer_home_ownership)")
     if target["status"] != "active":
         raise ConflictError(f"membership {membership_id} is revoked; add the person again with add_home_member")
     if target["role"] == "owner":
         raise ConflictError("the owner's role changes only through transfer_home_ownership")
-    if (role == "admin" or target["role"] == "admin") and actor["role"] != "owner":
-        raise NotPermittedError("only the owner of the home can grant or take away the admin role")
+    require_permission(actor["role"] == "owner" or (role != "admin" and target["role"] != "admin"), CHANGE_ROLE_RULE)
     if target["role"] == role:
         raise ConflictError(f"membership {membership_id} already has the role {role}")
     expires = _guest_expiry(ctx, role, access_expires_on)
@@ -395,16 +477,16 @@ def change_member_role(ctx, membership_id: str, user_id: str, role: str, access_
             "previous_role": target["role"], "access_expires_on": expires}
 
 
-def remove_home_member(ctx, membership_id: str, user_id: str) -> dict:
+def remove_home_member(ctx, acting_user_id: str, membership_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     target = _membership(ctx, membership_id)
-    leaving = target["user_id"] == user_id
-    actor = _authorize(ctx, target["home_id"], user_id, "guest" if leaving else "admin")
+    leaving = target["user_id"] == acting_user_id
+    actor = _authorize(ctx, target["home_id"], acting_user_id, "guest" if leaving else "admin", REMOVE_MEMBER_RULE)
     if target["status"] != "active":
         raise ConflictError(f"membership {membership_id} is already revoked")
     if target["role"] == "owner":
         raise ConflictError("the owner cannot be removed; transfer ownership first")
-    if target["role"] == "admin" and not leaving and actor["role"] != "owner":
-        raise NotPermittedError("only the owner of the home can remove an admin")
+    require_permission(leaving or target["role"] != "admin" or actor["role"] == "owner", REMOVE_MEMBER_RULE)
     codes = ctx.db.fetch_all(
         "SELECT code_id FROM access_codes WHERE membership_id = ? AND status = 'active' ORDER BY code_id",
         (membership_id,),
@@ -417,9 +499,10 @@ def remove_home_member(ctx, membership_id: str, user_id: str) -> dict:
             "status": "revoked", "revoked_code_ids": code_ids}
 
 
-def transfer_home_ownership(ctx, home_id: str, user_id: str, membership_id: str) -> dict:
+def transfer_home_ownership(ctx, acting_user_id: str, home_id: str, membership_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    actor = _authorize(ctx, home_id, user_id, "owner")
+    actor = _authorize(ctx, home_id, acting_user_id, "owner", TRANSFER_RULE)
     target = _membership(ctx, membership_id)
     if target["home_id"] != home_id:
         raise InvalidArgumentError(f"membership {membership_id} belongs to home {target['home_id']}, not {home_id}")
@@ -428,19 +511,20 @@ def transfer_home_ownership(ctx, home_id: str, user_id: str, membership_id: str)
     ctx.db.execute("UPDATE homes SET owner_user_id = ? WHERE home_id = ?", (target["user_id"], home_id))
     ctx.db.execute("UPDATE memberships SET role = 'owner' WHERE membership_id = ?", (membership_id,))
     ctx.db.execute("UPDATE memberships SET role = 'admin' WHERE membership_id = ?", (actor["membership_id"],))
-    return {"home_id": home_id, "owner_user_id": target["user_id"], "previous_owner_user_id": user_id,
+    return {"home_id": home_id, "owner_user_id": target["user_id"], "previous_owner_user_id": acting_user_id,
             "membership_id": membership_id, "previous_owner_membership_id": actor["membership_id"]}
 
 
-def create_room(ctx, home_id: str, user_id: str, name: str, floor: int, room_type: str) -> dict:
+def create_room(ctx, acting_user_id: str, home_id: str, name: str, floor: int, room_type: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _authorize(ctx, home_id, user_id, "admin")
+    _authorize(ctx, home_id, acting_user_id, "admin", ROOM_RULE)
     clean = name.strip()
     if len(clean) < 2 or len(clean) > 40:
         raise InvalidArgumentError("room name must be 2 to 40 characters")
     if floor < -2 or floor > 5:
         raise InvalidArgumentError("floor must be between -2 and 5")
-    _choice(room_type, ROOM_TYPES, "room_type")
+    require_choice(room_type, ROOM_TYPES, "room_type")
     clash = ctx.db.fetch_one("SELECT room_id FROM rooms WHERE home_id = ? AND lower(name) = lower(?)", (home_id, clean))
     if clash is not None:
         raise ConflictError(f"home {home_id} already has a room named {clean!r} ({clash['room_id']})")
@@ -451,9 +535,11 @@ def create_room(ctx, home_id: str, user_id: str, name: str, floor: int, room_typ
 
 
 # ----------------------------------------------------------------------------- scenes and automations
-def list_scenes(ctx, home_id: str, status: str | None = None, text: str | None = None) -> dict:
+def list_scenes(ctx, acting_user_id: str, home_id: str, status: str | None = None, text: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _choice(status, ("active", "disabled"), "status")
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
+    optional_choice(status, ("active", "disabled"), "status")
     rows = ctx.db.fetch_all(
         "SELECT s.scene_id, s.home_id, s.name, s.status, "
         "(SELECT count(*) FROM scene_actions a WHERE a.scene_id = s.scene_id) AS action_count, "
@@ -464,8 +550,10 @@ def list_scenes(ctx, home_id: str, status: str | None = None, text: str | None =
     return {"home_id": home_id, "items": rows}
 
 
-def get_scene(ctx, scene_id: str) -> dict:
+def get_scene(ctx, acting_user_id: str, scene_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     scene = require_row(ctx, "SELECT * FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}")
+    _authorize(ctx, scene["home_id"], acting_user_id, "guest", VIEW_RULE)
     scene["actions"] = ctx.db.fetch_all(
         "SELECT a.action_id, a.position, a.device_id, d.name AS device_name, a.command, a.value "
         "FROM scene_actions a JOIN devices d ON d.device_id = a.device_id WHERE a.scene_id = ? ORDER BY a.position",
@@ -483,7 +571,7 @@ def _check_action(ctx, home_id, role, index, action):
     device = ctx.db.fetch_one("SELECT * FROM devices WHERE device_id = ? AND home_id = ?", (device_id, home_id))
     if device is None:
         raise InvalidArgumentError(f"action {index}: device {device_id} is not a device of home {home_id}")
-    _choice(command, COMMANDS, f"action {index} command")
+    require_choice(command, COMMANDS, f"action {index} command")
     caps = _caps(device)
     needs = {"turn_on": "on_off", "turn_off": "on_off", "set_brightness": "dimming", "set_temperature": "heating",
              "lock": "lock", "unlock": "lock"}[command]
@@ -499,14 +587,14 @@ def _check_action(ctx, home_id, role, index, action):
         value = _valid_temperature(value, f"action {index} value")
     elif value is not None:
         raise InvalidArgumentError(f"action {index}: {command} takes no value")
-    if command == "unlock" and ROLES.index(role) < ROLES.index("admin"):
-        raise NotPermittedError("only admins and owners may create scenes that unlock doors")
+    require_permission(command != "unlock" or ROLES.index(role) >= ROLES.index("admin"), CREATE_SCENE_RULE)
     return device_id, command, value
 
 
-def create_scene(ctx, home_id: str, user_id: str, name: str, actions: list) -> dict:
+def create_scene(ctx, acting_user_id: str, home_id: str, name: str, actions: list) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    actor = _authorize(ctx, home_id, user_id, "member")
+    actor = _authorize(ctx, home_id, acting_user_id, "member", CREATE_SCENE_RULE)
     clean = name.strip()
     if len(clean) < 2 or len(clean) > 60:
         raise InvalidArgumentError("scene name must be 2 to 60 characters")
@@ -522,7 +610,7 @@ def create_scene(ctx, home_id: str, user_id: str, name: str, actions: list) -> d
     ctx.db.execute(
         "INSERT INTO scenes (scene_id, home_id, name, status, created_by_user_id, created_on, last_run_at) "
         "VALUES (?, ?, ?, 'active', ?, ?, NULL)",
-        (scene_id, home_id, clean, user_id, ctx.today),
+        (scene_id, home_id, clean, acting_user_id, ctx.today),
     )
     action_ids = []
     for position, (device_id, command, value) in enumerate(steps, start=1):
@@ -535,9 +623,10 @@ def create_scene(ctx, home_id: str, user_id: str, name: str, actions: list) -> d
     return {"scene_id": scene_id, "home_id": home_id, "name": clean, "status": "active", "action_ids": action_ids}
 
 
-def run_scene(ctx, scene_id: str, user_id: str) -> dict:
+def run_scene(ctx, acting_user_id: str, scene_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     scene = require_row(ctx, "SELECT * FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}")
-    _authorize(ctx, scene["home_id"], user_id, "member")
+    _authorize(ctx, scene["home_id"], acting_user_id, "member", RUN_SCENE_RULE)
     if scene["status"] != "active":
         raise ConflictError(f"scene {scene_id} is disabled; enable it with set_scene_status first")
     home = _home(ctx, scene["home_id"])
@@ -577,10 +666,11 @@ def run_scene(ctx, scene_id: str, user_id: str) -> dict:
     return {"scene_id": scene_id, "ran_at": ctx.now, "applied": applied, "skipped": skipped}
 
 
-def set_scene_status(ctx, scene_id: str, user_id: str, status: str) -> dict:
+def set_scene_status(ctx, acting_user_id: str, scene_id: str, status: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     scene = require_row(ctx, "SELECT * FROM scenes WHERE scene_id = ?", (scene_id,), f"no scene {scene_id}")
-    _authorize(ctx, scene["home_id"], user_id, "member")
-    _choice(status, ("active", "disabled"), "status")
+    _authorize(ctx, scene["home_id"], acting_user_id, "member", SCENE_STATUS_RULE)
+    require_choice(status, ("active", "disabled"), "status")
     if scene["status"] == status:
         raise ConflictError(f"scene {scene_id} is already {status}")
     if status == "disabled":
@@ -601,10 +691,12 @@ def set_scene_status(ctx, scene_id: str, user_id: str, status: str) -> dict:
     return {"scene_id": scene_id, "status": status, "previous_status": scene["status"]}
 
 
-def list_automations(ctx, home_id: str, enabled: bool | None = None, trigger_type: str | None = None,
-                     scene_id: str | None = None) -> dict:
+def list_automations(ctx, acting_user_id: str, home_id: str, enabled: bool | None = None,
+                     trigger_type: str | None = None, scene_id: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _choice(trigger_type, TRIGGER_TYPES, "trigger_type")
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
+    optional_choice(trigger_type, TRIGGER_TYPES, "trigger_type")
     flag = None if enabled is None else (1 if enabled else 0)
     rows = ctx.db.fetch_all(
         "SELECT a.automation_id, a.home_id, a.name, a.trigger_type, a.trigger_time, a.trigger_device_id, a.days, "
@@ -619,17 +711,18 @@ def list_automations(ctx, home_id: str, enabled: bool | None = None, trigger_typ
     return {"home_id": home_id, "items": rows}
 
 
-def create_automation(ctx, home_id: str, user_id: str, name: str, trigger_type: str, scene_id: str,
+def create_automation(ctx, acting_user_id: str, home_id: str, name: str, trigger_type: str, scene_id: str,
                       trigger_time: str | None = None, trigger_device_id: str | None = None, days: str = "daily",
                       condition_alarm_mode: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _authorize(ctx, home_id, user_id, "admin")
+    _authorize(ctx, home_id, acting_user_id, "admin", CREATE_AUTOMATION_RULE)
     clean = name.strip()
     if len(clean) < 2 or len(clean) > 60:
         raise InvalidArgumentError("automation name must be 2 to 60 characters")
-    _choice(trigger_type, TRIGGER_TYPES, "trigger_type")
-    _choice(days, DAYS, "days")
-    _choice(condition_alarm_mode, ALARM_MODES, "condition_alarm_mode")
+    require_choice(trigger_type, TRIGGER_TYPES, "trigger_type")
+    require_choice(days, DAYS, "days")
+    optional_choice(condition_alarm_mode, ALARM_MODES, "condition_alarm_mode")
     if (trigger_type == "time") != (trigger_time is not None):
         raise InvalidArgumentError("trigger_time (HH:MM) is required for a time trigger and not allowed otherwise")
     if trigger_time is not None and not fullmatch(r"([01]\d|2[0-3]):[0-5]\d", trigger_time):
@@ -662,18 +755,19 @@ def create_automation(ctx, home_id: str, user_id: str, name: str, trigger_type: 
         "condition_alarm_mode, scene_id, enabled, created_by_user_id, last_triggered_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL)",
         (automation_id, home_id, clean, trigger_type, trigger_time, trigger_device_id, days, condition_alarm_mode,
-         scene_id, user_id),
+         scene_id, acting_user_id),
     )
     return {"automation_id": automation_id, "home_id": home_id, "name": clean, "trigger_type": trigger_type,
             "trigger_time": trigger_time, "trigger_device_id": trigger_device_id, "days": days,
             "condition_alarm_mode": condition_alarm_mode, "scene_id": scene_id, "enabled": True}
 
 
-def set_automation_enabled(ctx, automation_id: str, user_id: str, enabled: bool) -> dict:
+def set_automation_enabled(ctx, acting_user_id: str, automation_id: str, enabled: bool) -> dict:
+    _acting_user(ctx, acting_user_id)
     automation = require_row(
         ctx, "SELECT * FROM automations WHERE automation_id = ?", (automation_id,), f"no automation {automation_id}"
     )
-    _authorize(ctx, automation["home_id"], user_id, "member")
+    _authorize(ctx, automation["home_id"], acting_user_id, "member", AUTOMATION_ENABLED_RULE)
     if bool(automation["enabled"]) == enabled:
         raise ConflictError(f"automation {automation_id} is already {'enabled' if enabled else 'disabled'}")
     if enabled:
@@ -685,10 +779,13 @@ def set_automation_enabled(ctx, automation_id: str, user_id: str, enabled: bool)
 
 
 # ----------------------------------------------------------------------------- energy
-def get_energy_report(ctx, home_id: str, date_from: str, date_to: str, room_id: str | None = None) -> dict:
+def get_energy_report(ctx, acting_user_id: str, home_id: str, date_from: str, date_to: str,
+                      room_id: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     home = _home(ctx, home_id)
-    start = _parse_day(date_from, "date_from")
-    end = _parse_day(date_to, "date_to")
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
+    start = require_date(date_from, "date_from")
+    end = require_date(date_to, "date_to")
     if end < start:
         raise InvalidArgumentError("date_to is before date_from")
     if (end - start).days >= MAX_REPORT_DAYS:
@@ -713,12 +810,15 @@ def get_energy_report(ctx, home_id: str, date_from: str, date_to: str, room_id: 
             "items": rows}
 
 
-def list_energy_readings(ctx, device_id: str, date_from: str | None = None, date_to: str | None = None) -> dict:
+def list_energy_readings(ctx, acting_user_id: str, device_id: str, date_from: str | None = None,
+                         date_to: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
+    _authorize(ctx, device["home_id"], acting_user_id, "guest", VIEW_RULE)
     if "energy_metering" not in _caps(device):
         raise InvalidArgumentError(f"device {device_id} does not meter energy")
-    start = None if date_from is None else _parse_day(date_from, "date_from").isoformat()
-    end = None if date_to is None else _parse_day(date_to, "date_to").isoformat()
+    start = optional_date(date_from, "date_from")
+    end = optional_date(date_to, "date_to")
     rows = ctx.db.fetch_all(
         "SELECT reading_id, reading_date, kwh FROM energy_readings WHERE device_id = ? "
         "AND (? IS NULL OR reading_date >= ?) AND (? IS NULL OR reading_date <= ?) ORDER BY reading_date",
@@ -728,10 +828,12 @@ def list_energy_readings(ctx, device_id: str, date_from: str | None = None, date
 
 
 # ----------------------------------------------------------------------------- access codes
-def list_access_codes(ctx, home_id: str, device_id: str | None = None, status: str | None = None,
-                      membership_id: str | None = None) -> dict:
+def list_access_codes(ctx, acting_user_id: str, home_id: str, device_id: str | None = None,
+                      status: str | None = None, membership_id: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _choice(status, ("active", "revoked", "expired"), "status")
+    _authorize(ctx, home_id, acting_user_id, "admin", CODES_VIEW_RULE)
+    optional_choice(status, ("active", "revoked", "expired"), "status")
     rows = ctx.db.fetch_all(
         "SELECT c.code_id, c.device_id, d.name AS device_name, c.membership_id, c.label, c.pin_code, c.status, "
         "c.valid_from, c.valid_until, c.created_by_user_id FROM access_codes c JOIN devices d ON d.device_id = c.device_id "
@@ -745,16 +847,17 @@ def list_access_codes(ctx, home_id: str, device_id: str | None = None, status: s
     return {"home_id": home_id, "items": rows}
 
 
-def create_access_code(ctx, device_id: str, user_id: str, label: str, pin_code: str, valid_until: str | None = None,
+def create_access_code(ctx, acting_user_id: str, device_id: str, label: str, pin_code: str, valid_until: str | None = None,
                        membership_id: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     device = _device(ctx, device_id)
-    _authorize(ctx, device["home_id"], user_id, "admin")
+    _authorize(ctx, device["home_id"], acting_user_id, "admin", CREATE_CODE_RULE)
     if device["device_type"] != "lock" or "keypad" not in _caps(device):
         raise InvalidArgumentError(f"device {device_id} is not a lock with a keypad")
     clean = label.strip()
     if not fullmatch(r"\d{4,8}", pin_code) or len(clean) < 2 or len(clean) > 40:
         raise InvalidArgumentError("pin_code must be 4 to 8 digits and label 2 to 40 characters")
-    until = None if valid_until is None else _parse_day(valid_until, "valid_until").isoformat()
+    until = optional_date(valid_until, "valid_until")
     if until is not None and until < ctx.today:
         raise InvalidArgumentError("valid_until must be today or later")
     if membership_id is not None:
@@ -773,13 +876,14 @@ def create_access_code(ctx, device_id: str, user_id: str, label: str, pin_code: 
     ctx.db.execute(
         "INSERT INTO access_codes (code_id, device_id, membership_id, label, pin_code, status, valid_from, valid_until, "
         "created_by_user_id) VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?)",
-        (code_id, device_id, membership_id, clean, pin_code, ctx.today, until, user_id),
+        (code_id, device_id, membership_id, clean, pin_code, ctx.today, until, acting_user_id),
     )
     return {"code_id": code_id, "device_id": device_id, "membership_id": membership_id, "label": clean,
             "status": "active", "valid_from": ctx.today, "valid_until": until}
 
 
-def revoke_access_code(ctx, code_id: str, user_id: str) -> dict:
+def revoke_access_code(ctx, acting_user_id: str, code_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     code = require_row(
         ctx,
         "SELECT c.code_id, c.device_id, c.status, d.home_id FROM access_codes c "
@@ -787,7 +891,7 @@ def revoke_access_code(ctx, code_id: str, user_id: str) -> dict:
         (code_id,),
         f"no access code {code_id}",
     )
-    _authorize(ctx, code["home_id"], user_id, "admin")
+    _authorize(ctx, code["home_id"], acting_user_id, "admin", REVOKE_CODE_RULE)
     if code["status"] != "active":
         raise ConflictError(f"access code {code_id} is already {code['status']}")
     ctx.db.execute("UPDATE access_codes SET status = 'revoked' WHERE code_id = ?", (code_id,))
@@ -795,10 +899,11 @@ def revoke_access_code(ctx, code_id: str, user_id: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- alarm
-def set_alarm_mode(ctx, home_id: str, user_id: str, alarm_mode: str) -> dict:
+def set_alarm_mode(ctx, acting_user_id: str, home_id: str, alarm_mode: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     home = _home(ctx, home_id)
-    _authorize(ctx, home_id, user_id, "member")
-    _choice(alarm_mode, ALARM_MODES, "alarm_mode")
+    _authorize(ctx, home_id, acting_user_id, "member", ALARM_MODE_RULE)
+    require_choice(alarm_mode, ALARM_MODES, "alarm_mode")
     if home["alarm_mode"] == alarm_mode:
         raise ConflictError(f"home {home_id} is already in alarm mode {alarm_mode}")
     if alarm_mode != "disarmed":
@@ -821,16 +926,18 @@ def set_alarm_mode(ctx, home_id: str, user_id: str, alarm_mode: str) -> dict:
     return {"home_id": home_id, "alarm_mode": alarm_mode, "previous_mode": home["alarm_mode"]}
 
 
-def list_alarm_events(ctx, home_id: str, status: str | None = None, event_type: str | None = None,
-                      severity: str | None = None, date_from: str | None = None, date_to: str | None = None,
-                      limit: int = 25, offset: int = 0) -> dict:
+def list_alarm_events(ctx, acting_user_id: str, home_id: str, status: str | None = None,
+                      event_type: str | None = None, severity: str | None = None, date_from: str | None = None,
+                      date_to: str | None = None, limit: int = 25, offset: int = 0) -> dict:
+    _acting_user(ctx, acting_user_id)
     _home(ctx, home_id)
-    _page(limit, offset)
-    _choice(status, ("open", "acknowledged", "resolved"), "status")
-    _choice(event_type, ("intrusion", "smoke", "leak", "tamper", "low_battery", "device_offline"), "event_type")
-    _choice(severity, ("critical", "warning", "info"), "severity")
-    start = None if date_from is None else _parse_day(date_from, "date_from").isoformat()
-    end = None if date_to is None else _parse_day(date_to, "date_to").isoformat()
+    _authorize(ctx, home_id, acting_user_id, "guest", VIEW_RULE)
+    require_page(limit, offset)
+    optional_choice(status, ("open", "acknowledged", "resolved"), "status")
+    optional_choice(event_type, ("intrusion", "smoke", "leak", "tamper", "low_battery", "device_offline"), "event_type")
+    optional_choice(severity, ("critical", "warning", "info"), "severity")
+    start = optional_date(date_from, "date_from")
+    end = optional_date(date_to, "date_to")
     params = (home_id, status, status, event_type, event_type, severity, severity, start, start, end, end)
     rows = ctx.db.fetch_all(
         "SELECT e.event_id, e.home_id, e.device_id, d.name AS device_name, e.event_type, e.severity, e.status, "
@@ -854,25 +961,27 @@ def _event(ctx, event_id):
     return require_row(ctx, "SELECT * FROM alarm_events WHERE event_id = ?", (event_id,), f"no alarm event {event_id}")
 
 
-def acknowledge_alarm_event(ctx, event_id: str, user_id: str) -> dict:
+def acknowledge_alarm_event(ctx, acting_user_id: str, event_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     event = _event(ctx, event_id)
-    _authorize(ctx, event["home_id"], user_id, "member")
+    _authorize(ctx, event["home_id"], acting_user_id, "member", ACK_RULE)
     if event["status"] != "open":
         raise ConflictError(f"alarm event {event_id} is already {event['status']}")
     ctx.db.execute(
         "UPDATE alarm_events SET status = 'acknowledged', acknowledged_by_user_id = ?, acknowledged_at = ? "
         "WHERE event_id = ?",
-        (user_id, ctx.now, event_id),
+        (acting_user_id, ctx.now, event_id),
     )
     return {"event_id": event_id, "home_id": event["home_id"], "status": "acknowledged",
-            "acknowledged_by_user_id": user_id, "acknowledged_at": ctx.now}
+            "acknowledged_by_user_id": acting_user_id, "acknowledged_at": ctx.now}
 
 
-def resolve_alarm_event(ctx, event_id: str, user_id: str, resolution_note: str) -> dict:
+def resolve_alarm_event(ctx, acting_user_id: str, event_id: str, resolution_note: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     event = _event(ctx, event_id)
-    actor = _authorize(ctx, event["home_id"], user_id, "member")
-    if event["severity"] == "critical" and ROLES.index(actor["role"]) < ROLES.index("admin"):
-        raise NotPermittedError("only admins and owners may resolve critical alarm events")
+    actor = _authorize(ctx, event["home_id"], acting_user_id, "member", RESOLVE_RULE)
+    require_permission(event["severity"] != "critical" or ROLES.index(actor["role"]) >= ROLES.index("admin"),
+                       RESOLVE_RULE)
     note = resolution_note.strip()
     if len(note) < 3 or len(note) > 300:
         raise InvalidArgumentError("resolution_note must be 3 to 300 characters")
@@ -887,12 +996,15 @@ def resolve_alarm_event(ctx, event_id: str, user_id: str, resolution_note: str) 
 
 
 # ----------------------------------------------------------------------------- firmware
-def list_firmware_updates(ctx, home_id: str | None = None, device_id: str | None = None, status: str | None = None,
-                          severity: str | None = None) -> dict:
+def list_firmware_updates(ctx, acting_user_id: str, home_id: str | None = None, device_id: str | None = None,
+                          status: str | None = None, severity: str | None = None) -> dict:
+    _acting_user(ctx, acting_user_id)
     if home_id is None and device_id is None:
         raise InvalidArgumentError("give home_id, device_id or both")
-    _choice(status, ("available", "scheduled", "installed", "failed"), "status")
-    _choice(severity, ("security", "bugfix", "feature"), "severity")
+    home = _home(ctx, home_id) if home_id is not None else _device(ctx, device_id)
+    _authorize(ctx, home["home_id"], acting_user_id, "guest", VIEW_RULE)
+    optional_choice(status, ("available", "scheduled", "installed", "failed"), "status")
+    optional_choice(severity, ("security", "bugfix", "feature"), "severity")
     rows = ctx.db.fetch_all(
         "SELECT f.update_id, f.device_id, d.name AS device_name, d.home_id, d.firmware_version AS current_version, "
         "f.from_version, f.to_version, f.severity, f.status, f.released_on, f.scheduled_for, f.completed_at "
@@ -914,9 +1026,10 @@ def _update(ctx, update_id):
     )
 
 
-def schedule_firmware_update(ctx, update_id: str, user_id: str, scheduled_for: str) -> dict:
+def schedule_firmware_update(ctx, acting_user_id: str, update_id: str, scheduled_for: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     update = _update(ctx, update_id)
-    _authorize(ctx, update["home_id"], user_id, "admin")
+    _authorize(ctx, update["home_id"], acting_user_id, "admin", SCHEDULE_FW_RULE)
     if not fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}", scheduled_for):
         raise InvalidArgumentError("scheduled_for must look like YYYY-MM-DDTHH:MM")
     try:
@@ -938,9 +1051,10 @@ def schedule_firmware_update(ctx, update_id: str, user_id: str, scheduled_for: s
             "previous_status": update["status"]}
 
 
-def install_firmware_update(ctx, update_id: str, user_id: str) -> dict:
+def install_firmware_update(ctx, acting_user_id: str, update_id: str) -> dict:
+    _acting_user(ctx, acting_user_id)
     update = _update(ctx, update_id)
-    _authorize(ctx, update["home_id"], user_id, "admin")
+    _authorize(ctx, update["home_id"], acting_user_id, "admin", INSTALL_FW_RULE)
     if update["status"] == "installed":
         raise ConflictError(f"firmware update {update_id} is already installed")
     if update["connectivity"] != "online":

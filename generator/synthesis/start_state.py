@@ -1,9 +1,11 @@
 """Distractor rows for a task's start state: valid records that force the agent to filter.
 
 A distractor is a clone of a row the task is about, with the next free id of its prefix (so
-ids do not give it away), a near-identical label ("Kitchen Light" -> "Kitchen Light 2"),
-the same parents (same owner, same home) and, when the table has a status-like column,
-another status. Each clone is inserted into a scratch copy of the seed inside a savepoint:
+ids do not give it away), the same label (two orders of the same lamp, two patients named Ana
+Ruiz: real look-alikes, never marker suffixes such as "II" or "(old)"), another date a day or
+a week away (so a person can still tell them apart, by what they know), the same parents (same
+owner, same home) and, when the table has a status-like column, another status. Where a label
+must be unique, another real value of that column is taken, one sharing a word when there is. Each clone is inserted into a scratch copy of the seed inside a savepoint:
 only rows that satisfy every key, CHECK and UNIQUE constraint are kept, so a task's setup
 always loads (the worker's ``build_start_state`` would refuse it otherwise).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+from datetime import date, timedelta
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -27,7 +30,8 @@ from generator.synthesis.world import World
 __all__ = ["DistractorBuilder"]
 
 _ID = re.compile(r"^([A-Z][A-Z0-9]{1,9})-(\d+)$")
-_SUFFIXES = [" 2", " II", " (old)", " B", " - copy", " Plus", " Annex", " Jr."]
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_SHIFTS = [-9, -6, -3, -2, -1, 1, 2, 3, 5, 8]
 
 
 class DistractorBuilder:
@@ -78,11 +82,19 @@ class DistractorBuilder:
         used[prefix] = max(used.get(prefix, number), number) + 1
         return f"{prefix}-{used[prefix]:0{width}d}"
 
-    def _variant(self, value: str, rng: random.Random) -> str:
+    def _variant(self, table: str, column: str, value: str, rng: random.Random) -> str:
+        """Another plausible value where the original must not repeat (a UNIQUE label or email)."""
         if "@" in value:
             local, _, host = value.partition("@")
-            return f"{local}.{rng.choice(['alt', 'two', 'old', 'home'])}@{host}"
-        return value + rng.choice(_SUFFIXES)
+            return f"{local}{rng.randint(2, 98)}@{host}"
+        others = sorted({v for v in self.world.column_values(table, column) if isinstance(v, str) and v != value})
+        words = set(value.lower().split())
+        pool = [v for v in others if words & set(v.lower().split())] or others
+        return rng.choice(pool) if pool else value
+
+    @staticmethod
+    def _shifted(value: str, rng: random.Random) -> str:
+        return (date.fromisoformat(value) + timedelta(days=rng.choice(_SHIFTS))).isoformat()
 
     def clone(self, table: str, row: dict[str, Any], rng: random.Random, used: dict[str, int]) -> dict[str, Any] | None:
         """A distractor version of ``row``, or None when the table cannot hold one."""
@@ -93,13 +105,18 @@ class DistractorBuilder:
         clone = dict(row)
         clone[spec.primary_key[0]] = key
         fks = self.fk_columns[table]
+        dates = [c.name for c in spec.columns if isinstance(clone.get(c.name), str) and _DATE.match(clone[c.name])
+                 and c.name not in spec.primary_key and c.name not in fks]
+        if dates:
+            moved = rng.choice(dates)
+            clone[moved] = self._shifted(clone[moved], rng)
         for column in spec.columns:
             value = clone.get(column.name)
             if column.name in spec.primary_key or column.name in fks or not isinstance(value, str):
                 continue
             if is_label_column(column.name):
-                clone[column.name] = self._variant(value, rng)
-            elif "status" in column.name or column.name.endswith("state"):
+                continue  # the same title, name or label: a real look-alike
+            if "status" in column.name or column.name.endswith("state"):
                 others = [v for v in self.world.column_values(table, column.name) if v != value]
                 if others:
                     clone[column.name] = rng.choice(others)
@@ -129,7 +146,7 @@ class DistractorBuilder:
                 row = dict(row)
                 for column in columns:
                     if isinstance(row.get(column), str):
-                        row[column] = self._variant(row[column], rng)
+                        row[column] = self._variant(table, column, row[column], rng)
                     elif isinstance(row.get(column), int):
                         row[column] = row[column] + 7919
         return None
@@ -206,9 +223,6 @@ class DistractorBuilder:
                 if key is None:
                     break
                 clone = {**row, **change, spec.primary_key[0]: key}
-                for column in spec.columns:
-                    if is_label_column(column.name) and isinstance(clone.get(column.name), str):
-                        clone[column.name] = self._variant(clone[column.name], rng)
                 if self._try_insert(table, clone) is None:
                     ops.append(RowOp(op="insert", table=table, row=clone, distractor=True))
         return ops

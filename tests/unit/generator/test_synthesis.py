@@ -77,14 +77,17 @@ def test_distractors_are_valid_look_alikes():
     ops = builder.build([("books", anchor)], 3, random.Random(0), with_parents=True)
     builder.close()
     assert [op.row["book_id"] for op in ops if op.row] == ["BK-00004", "BK-00005", "BK-00006"]
-    for op in ops:
-        assert op.distractor and op.row and op.row["title"].startswith("Dune") and op.row["title"] != "Dune"
+    for op in ops:  # real look-alikes: the same title, never a marker suffix ("Dune II", "Dune (old)")
+        assert op.distractor and op.row and op.row["title"] == "Dune"
     build_start_state(loaded.schema_sql, loaded.seed, ops)  # every clone satisfies the schema's constraints
     loan = world.row("loans", "LN-00007")
     assert loan is not None
     loan_ops = DistractorBuilder(loaded.manifest, loaded.schema_sql, loaded.seed, world).build(
         [("loans", loan)], 1, random.Random(0), with_parents=True)
     assert {op.table for op in loan_ops} == {"loans", "members", "books"}  # the loan and one clone of each parent
+    [clone] = [op.row for op in loan_ops if op.table == "loans" and op.row]
+    moved = {c for c in ("borrowed_on", "due_on") if clone[c] != loan[c]}
+    assert len(moved) == 1, "a look-alike a person can still tell apart: one date a few days away"
 
 
 def test_world_neighbourhood_and_linked_values():

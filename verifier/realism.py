@@ -52,8 +52,7 @@ def internal_ids(manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]
     """Values of key and reference columns no person would know -> "table.column"."""
     found: dict[str, str] = {}
     for table in manifest.tables:
-        keyed = set(table.primary_key) | {c for key in table.foreign_keys for c in key.columns}
-        hidden = [c.name for c in table.columns if c.name in keyed and not c.user_visible and c.type == "TEXT"]
+        hidden = [name for name in table.internal_id_columns() if table.column(name).type == "TEXT"]
         for row in rows.get(table.name, []):
             for column in hidden:
                 value = row.get(column)

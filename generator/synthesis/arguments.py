@@ -23,7 +23,7 @@ from generator.graph import json_types
 from generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
 from generator.synthesis.world import Neighborhood, World
 
-__all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name", "internal_id_names"]
+__all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name"]
 
 
 @dataclass
@@ -49,15 +49,6 @@ class Candidate:
     path: str | None = None
     select_by: dict[str, tuple[str, Any]] = field(default_factory=dict)  # element field -> (fact key, value)
     rank: int = 1000
-
-
-def internal_id_names(manifest: DomainManifest) -> set[str]:
-    """Key and reference columns no person knows (not user-visible): what a user never says."""
-    names = set()
-    for table in manifest.tables:
-        keyed = set(table.primary_key) | {c for key in table.foreign_keys for c in key.columns}
-        names |= {c.name for c in table.columns if c.name in keyed and not c.user_visible}
-    return names
 
 
 def entity_name(param: str, world: World) -> str:
@@ -90,7 +81,7 @@ class ArgumentResolver:
         self.persona: Candidate | None = None  # once identified, every acting argument is this call's field
         # (tool, parameter) -> read tools whose results hold it: where an agent looks an id up
         self.lookups: dict[tuple[str, str], list[str]] = {}
-        self.internal = internal_id_names(manifest) if manifest.principals else set()
+        self.internal = manifest.internal_id_columns() if manifest.principals else set()
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
         self._fits = fits_cache if fits_cache is not None else {}  # shared: a pure function of its key
 

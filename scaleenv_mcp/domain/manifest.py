@@ -101,6 +101,11 @@ class TableSpec(_Strict):
                 return column
         raise KeyError(name)
 
+    def internal_id_columns(self) -> list[str]:
+        """Key and reference columns that are not user-visible: ids no person knows or says."""
+        keyed = set(self.primary_key) | {c for key in self.foreign_keys for c in key.columns}
+        return [c.name for c in self.columns if c.name in keyed and not c.user_visible]
+
 
 class ErrorSpec(_Strict):
     code: Literal["not_found", "invalid_argument", "conflict", "not_permitted", "permission_denied"] = Field(
@@ -335,6 +340,10 @@ class DomainManifest(_Strict):
             return self.policy
         rules = "\n".join(f"- {rule.text}" for rule in self.policy_rules)
         return f"{self.policy}\n\nRules the tools do not check for you (you must follow them yourself):\n{rules}"
+
+    def internal_id_columns(self) -> set[str]:
+        """Names of every table's internal id columns (``TableSpec.internal_id_columns``)."""
+        return {name for table in self.tables for name in table.internal_id_columns()}
 
     def principal(self, kind: str) -> PrincipalSpec:
         for principal in self.principals:

@@ -84,7 +84,7 @@ def _identification_findings(manifest: DomainManifest, cases: list[ToolCase]) ->
                 if key not in visible:
                     findings.append(_finding(f"identifies {principal.kind} by {key!r}, which is no user-visible "
                                              "column of the tables it reads", tool.name))
-            internal = _internal_id_columns(manifest) & set(tool.parameters)
+            internal = manifest.internal_id_columns() & set(tool.parameters)
             working = [c for c in cases if c.tool == tool.name and c.expect.outcome is CaseOutcome.success
                        and set(path.keys) <= set(c.arguments) and not internal & set(c.arguments)]
             if not working:
@@ -96,15 +96,6 @@ def _identification_findings(manifest: DomainManifest, cases: list[ToolCase]) ->
 def _visible_columns(manifest: DomainManifest, tool: ToolSpec, table: str) -> set[str]:
     names = {table, *tool.reads}
     return {c.name for t in manifest.tables if t.name in names for c in t.columns if c.user_visible}
-
-
-def _internal_id_columns(manifest: DomainManifest) -> set[str]:
-    """Names of key and reference columns that are not user-visible: arguments no person could give."""
-    names = set()
-    for table in manifest.tables:
-        keyed = set(table.primary_key) | {c for key in table.foreign_keys for c in key.columns}
-        names |= {c.name for c in table.columns if c.name in keyed and not c.user_visible}
-    return names
 
 
 def _visibility_findings(manifest: DomainManifest) -> list[Finding]:

@@ -3,7 +3,8 @@
 Run: python generate_seed.py
 Everything comes from random.Random(SEED) and fixed dates around the domain clock
 (2026-04-15T09:30:00); no wall clock, so every run writes the same file.
-Near neighbours on purpose: learners sharing a name, several runs (cohorts) of one course
+Near neighbours on purpose: learners sharing a name (and some a country too: only the birth date or
+the email tells them apart), several runs (cohorts) of one course
 code with different dates, instructors and prices, one learner with enrolments in every
 state, coupons with similar codes that are expired, disabled or used up.
 """
@@ -19,6 +20,10 @@ SEED = 41526
 TODAY = date(2026, 4, 15)
 CLOCK = "2026-04-15T09:30:00"
 rng = random.Random(SEED)
+# Separate streams for what was added later (birth dates, late sign-ups, varied free text), so that
+# the main stream, and with it every id and status above, stays as it was.
+people_rng = random.Random(SEED + 1)
+text_rng = random.Random(SEED + 2)
 
 
 def ident(prefix: str, n: int) -> str:
@@ -81,6 +86,14 @@ LEARNERS = [
     ("Maria Garcia", "MX"), ("Maria Garcia", "US"), ("Chen Wei", "SG"), ("Daniel Kim", "US"),
     ("Olivia Brown", "AU"), ("Priya Nair", "GB"), ("Ethan Walker", "CA"), ("Sophie Martin", "CA"),
 ]
+
+
+def birth_date() -> str:
+    """Adult learners, mostly 20 to 45 years old, a few older."""
+    age = people_rng.choice((22, 24, 26, 27, 29, 31, 33, 35, 38, 41, 44, 52, 58)) + people_rng.randint(0, 2)
+    return iso(date(TODAY.year - age, people_rng.randint(1, 12), people_rng.randint(1, 28)))
+
+
 EMAIL_DOMAINS = ("gmail.com", "outlook.com", "proton.me", "yahoo.com", "icloud.com", "mail.com")
 learners = []
 used: set[str] = set()
@@ -93,8 +106,8 @@ for i, (name, country) in enumerate(LEARNERS, start=1):
     used.add(email)
     joined = TODAY - timedelta(days=rng.randint(60, 900))
     status = "suspended" if i in (15, 31, 38, 44) else "active"
-    learners.append({"learner_id": ident("LRN", i), "full_name": name, "email": email, "country": country,
-                     "status": status, "joined_on": iso(joined)})
+    learners.append({"learner_id": ident("LRN", i), "full_name": name, "email": email,
+                     "date_of_birth": birth_date(), "country": country, "status": status, "joined_on": iso(joined)})
 active_learners = [l["learner_id"] for l in learners if l["status"] == "active"]
 
 # ----------------------------------------------------------------------------- catalogue
@@ -528,7 +541,7 @@ for e in rng.sample(spring_paid, 8):  # asked too late: rejected
                     "requested_on": iso(rq), "decided_on": iso(rq + timedelta(days=1)),
                     "decision_note": "Outside the refund window: the course started and 14 days have passed since payment."})
 for e in rng.sample(completed_paid, 4):
-    rq = date.fromisoformat(e["completed_on"]) + timedelta(days=rng.randint(2, 20))
+    rq = date.fromisoformat(e["completed_on"]) + timedelta(days=rng.randint(2, 20))  # reason varied below
     refunds.append({"refund_id": ident("RFD", len(refunds) + 1), "enrolment_id": e["enrolment_id"],
                     "amount_cents": e["paid_cents"] // 2, "reason": "Course content was outdated",
                     "status": "rejected", "requested_on": iso(rq), "decided_on": iso(rq + timedelta(days=2)),
@@ -556,6 +569,80 @@ for e in summer_paid[3:11]:  # pending, within the window
 for cert in certificates[3:5]:
     cert["status"] = "revoked"
     cert["revoked_reason"] = "Plagiarised final project confirmed by the academic integrity panel."
+
+# ----------------------------------------------------------------------------- late sign-ups
+# People who joined in the last weeks and have not enrolled yet. Each shares a name and a country
+# with an earlier learner (another person: another birth date and email), as in a live school.
+for name, country in (("Maria Garcia", "ES"), ("Chen Wei", "CN"), ("Sophie Martin", "FR"), ("Daniel Kim", "KR")):
+    parts = name.lower().split()
+    email = f"{parts[0]}{parts[-1]}.{people_rng.randint(70, 99)}@{people_rng.choice(EMAIL_DOMAINS)}"
+    assert email not in used
+    used.add(email)
+    born = birth_date()
+    assert all(born != l["date_of_birth"] for l in learners if l["full_name"] == name)
+    learners.append({"learner_id": ident("LRN", len(learners) + 1), "full_name": name, "email": email,
+                     "date_of_birth": born, "country": country, "status": "active",
+                     "joined_on": iso(TODAY - timedelta(days=people_rng.randint(3, 40)))})
+
+# ----------------------------------------------------------------------------- free text
+# Feedback, refund reasons and decisions as people write them: varied, tied to the row.
+PRAISE = ("Clear structure and well-argued conclusions.", "Good work overall.", "Excellent attention to detail.",
+          "Well organised and easy to follow.", "A thoughtful submission.", "Solid effort.", "Nicely done.",
+          "This reads well and the reasoning holds up.", "Careful, complete work.", "A confident piece of work.",
+          "You clearly put time into this.", "Strong start.")
+ADVICE = ("Tighten the error handling in the second part.", "Cite your data sources next time.",
+          "Explain the outliers rather than dropping them.", "The conclusion needs one more paragraph.",
+          "Revisit the edge cases we discussed in the live session.", "Label the axes on every chart.",
+          "Keep functions shorter; two of them do three jobs each.", "Add a short summary at the top.",
+          "Check the units in the last table.", "Compare your result against the baseline from week two.",
+          "Name your variables for what they hold.", "Proofread once more for small slips.",
+          "The second part needs more depth.", "Say why you chose this approach over the alternative.")
+CLOSING = ("", "", "", " See you in the next module.", " Keep it up.", " Happy to discuss in office hours.",
+           " Well within the brief.", " Good progress since the last assignment.")
+RETURN_REASONS = ("the notebook does not run end to end", "part two is missing", "the file link is private",
+                  "the upload is the template, not your work", "the repository is empty on the main branch",
+                  "the PDF is cut off after page three", "the dataset path points to your own laptop",
+                  "the link asks for a login we do not have")
+REASONS = ("Schedule conflict with work", "Course level was not what I expected", "Enrolled in the wrong cohort by mistake",
+           "Moving abroad and cannot continue", "Duplicate payment for the same course", "Health reasons",
+           "Employer will no longer sponsor", "New job starts the same week as the course",
+           "Family emergency; I cannot keep up this term", "The live sessions clash with my time zone",
+           "Bought the course for a colleague who already took it", "Found the material too advanced for now",
+           "My laptop broke and I cannot do the labs", "Our team training budget was cut",
+           "I meant to join the summer run, not this one", "Studying for an exam at university instead")
+METHOD_WORDS = {"card": "card", "paypal": "PayPal account", "bank_transfer": "bank account", "coupon": "coupon"}
+for s in submissions:
+    if s["status"] == "graded":
+        s["feedback"] = f"{text_rng.choice(PRAISE)} {text_rng.choice(ADVICE)}{text_rng.choice(CLOSING)}"
+    elif s["status"] == "returned":
+        s["feedback"] = f"Please resubmit: {text_rng.choice(RETURN_REASONS)}."
+enrolment_by_id = {e["enrolment_id"]: e for e in enrolments}
+for r in refunds:
+    e = enrolment_by_id[r["enrolment_id"]]
+    if r["reason"] in REFUND_REASONS:
+        r["reason"] = text_rng.choice(REASONS)
+    elif r["reason"] == "Course content was outdated":
+        r["reason"] = text_rng.choice(("Course content was outdated", "The videos use an old version of the library",
+                                       "I expected more live sessions", "Half the labs repeat the beginner course"))
+    dollars = f"USD {r['amount_cents'] // 100}.{r['amount_cents'] % 100:02d}"
+    if r["status"] == "approved" and r["amount_cents"] == e["paid_cents"]:
+        days = (date.fromisoformat(r["requested_on"]) - date.fromisoformat(e["paid_on"])).days
+        r["decision_note"] = text_rng.choice((
+            f"Asked {days} days after payment, inside the 14-day window; {dollars} back to the {METHOD_WORDS[e['payment_method']]}.",
+            f"Within the refund window ({days} days after payment). Full refund of {dollars} issued.",
+            f"Full refund of {dollars} approved; the seat was released.",
+            f"Approved: requested {days} days after paying, before the run started. {dollars} refunded."))
+    elif r["status"] == "rejected" and e["status"] == "completed":
+        r["decision_note"] = text_rng.choice((
+            f"A certificate was issued on {e['completed_on']} for this enrolment; completed courses are not refunded.",
+            "The course was completed with a certificate, so no refund is possible.",
+            f"Declined: the learner finished the course on {e['completed_on']}."))
+    elif r["status"] == "rejected":
+        r["decision_note"] = text_rng.choice((
+            "Outside the refund window: the course started and 14 days have passed since payment.",
+            f"Declined: paid on {e['paid_on']} and the run had already started; the window has closed.",
+            f"Requested on {r['requested_on']}, after the refund window closed. A transfer to a later run was offered.",
+            "Too late for a refund under the policy; the learner may withdraw or transfer instead."))
 
 seed = {
     "learners": learners, "instructors": instructors, "courses": courses, "modules": modules, "lessons": lessons,

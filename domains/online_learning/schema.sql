@@ -6,6 +6,7 @@ CREATE TABLE learners (
     learner_id TEXT PRIMARY KEY,
     full_name TEXT NOT NULL,
     email TEXT NOT NULL UNIQUE,
+    date_of_birth TEXT NOT NULL,
     country TEXT NOT NULL CHECK (length(country) = 2),
     status TEXT NOT NULL CHECK (status IN ('active', 'suspended')),
     joined_on TEXT NOT NULL

@@ -2,6 +2,10 @@
 run coursework (assignments, grading, quizzes), issue certificates and handle refunds.
 
 Money is USD cents, dates YYYY-MM-DD, timestamps YYYY-MM-DDTHH:MM:SS, grades whole percent.
+The agent acts for one identified person at a time: a learner (acting_learner_id) or the
+instructor who runs a course (acting_instructor_id); reads that serve either name them in
+acting_user_id. Each tool refuses with permission_denied what that person may not do, in the
+words of its permission rule in domain.json.
 """
 
 from datetime import date, datetime, timedelta
@@ -10,11 +14,13 @@ from re import fullmatch
 from scaleenv_mcp.toolkit import (
     ConflictError,
     InvalidArgumentError,
+    NotFoundError,
     NotPermittedError,
     optional_date,
     paginate,
     require_choice,
     require_date,
+    require_permission,
     require_row,
 )
 
@@ -24,6 +30,31 @@ LATE_PENALTY_PERCENT = 10
 PAYMENT_METHODS = ("card", "paypal", "bank_transfer")
 LESSON_KINDS = ("video", "reading", "lab")
 CODE_PATTERN = "^[A-Z0-9][A-Z0-9-]{3,19}$"
+
+# Permission rules: the same words as each tool's `permission` in domain.json.
+PROFILE_RULE = "a learner sees only their own profile; an instructor sees only learners enrolled in a run they teach"
+ELIGIBILITY_RULE = "a learner may check only their own eligibility"
+ENROL_RULE = "a learner may enrol only themself"
+ENROLMENTS_RULE = "a learner sees only their own enrolments; an instructor sees only enrolments in runs they teach"
+APPLY_RULE = "only the enrolled learner may apply a coupon to the enrolment"
+PAY_RULE = "only the enrolled learner may pay for the enrolment"
+WITHDRAW_RULE = "only the enrolled learner may withdraw the enrolment"
+TRANSFER_RULE = "only the enrolled learner may transfer the enrolment"
+REQUEST_REFUND_RULE = "only the enrolled learner may ask for a refund on the enrolment"
+DECIDE_REFUND_RULE = "only the instructor of the run may decide a refund on it"
+REFUNDS_RULE = "a learner sees only refunds on their own enrolments; an instructor sees only refunds on runs they teach"
+COUPON_RULE = "an instructor creates coupons only for a run they teach"
+SUBMISSIONS_RULE = "a learner sees only their own submissions; an instructor sees only submissions in runs they teach"
+SUBMIT_RULE = "only the enrolled learner may submit work for the enrolment"
+GRADE_RULE = "only the instructor of the run may grade or return its submissions"
+QUIZ_START_RULE = "only the enrolled learner may take a quiz on the enrolment"
+QUIZ_SUBMIT_RULE = "only the learner who started the attempt may submit it"
+CLAIM_RULE = "only the enrolled learner may claim the certificate of the enrolment"
+CERTIFICATES_RULE = "a learner sees only their own certificates; an instructor sees only certificates of runs they teach"
+REVOKE_RULE = "only the instructor of the course run may revoke its certificates"
+PUBLISH_RULE = "only the instructor assigned to the run may publish it"
+LESSON_RULE = "only the instructor of the run may add lessons to it"
+ASSIGN_RULE = "only the run's current instructor may hand it to another instructor"
 
 COURSE_SQL = (
     "SELECT course_id, code, title, category, level, instructor_id, prerequisite_code, price_cents, seat_limit, "
@@ -54,6 +85,49 @@ def _learner(ctx, learner_id: str) -> dict:
         (learner_id,),
         f"no learner {learner_id}",
     )
+
+
+def _acting_learner(ctx, acting_learner_id: str) -> str:
+    """The learner the call acts for; not_found names the argument."""
+    require_row(ctx, "SELECT learner_id FROM learners WHERE learner_id = ?", (acting_learner_id,),
+                f"acting_learner_id {acting_learner_id}: no such learner")
+    return acting_learner_id
+
+
+def _acting_instructor(ctx, acting_instructor_id: str) -> str:
+    """The instructor the call acts for; not_found names the argument."""
+    require_row(ctx, "SELECT instructor_id FROM instructors WHERE instructor_id = ?", (acting_instructor_id,),
+                f"acting_instructor_id {acting_instructor_id}: no such instructor")
+    return acting_instructor_id
+
+
+def _acting_user(ctx, acting_user_id: str) -> str:
+    """'learner' or 'instructor': the kind of person a read serves; not_found names the argument."""
+    if acting_user_id.startswith("INS-"):
+        row = ctx.db.fetch_one("SELECT instructor_id FROM instructors WHERE instructor_id = ?", (acting_user_id,))
+        kind = "instructor"
+    else:
+        row = ctx.db.fetch_one("SELECT learner_id FROM learners WHERE learner_id = ?", (acting_user_id,))
+        kind = "learner"
+    if row is None:
+        raise NotFoundError(f"acting_user_id {acting_user_id}: no such learner or instructor")
+    return kind
+
+
+def _teaches(ctx, instructor_id: str, course_id: str) -> bool:
+    row = ctx.db.fetch_one("SELECT instructor_id FROM courses WHERE course_id = ?", (course_id,))
+    return row is not None and row["instructor_id"] == instructor_id
+
+
+def _may_see_enrolment(ctx, kind: str, who: str, enrolment: dict) -> bool:
+    if kind == "learner":
+        return enrolment["learner_id"] == who
+    return _teaches(ctx, who, enrolment["course_id"])
+
+
+def _scope(kind: str, who: str) -> tuple:
+    """(learner_id, instructor_id) bounds of a search: the person's own rows or their runs' rows."""
+    return (who, None) if kind == "learner" else (None, who)
 
 
 def _course(ctx, course_id: str) -> dict:
@@ -147,18 +221,6 @@ def _submission(ctx, submission_id: str) -> dict:
     return row
 
 
-def _teacher(ctx, instructor_id: str, course_id: str) -> None:
-    require_row(
-        ctx,
-        "SELECT instructor_id FROM instructors WHERE instructor_id = ?",
-        (instructor_id,),
-        f"no instructor {instructor_id}",
-    )
-    teaches = ctx.db.fetch_one("SELECT instructor_id FROM courses WHERE course_id = ?", (course_id,))
-    if teaches["instructor_id"] != instructor_id:
-        raise NotPermittedError(f"instructor {instructor_id} does not teach course {course_id}")
-
-
 def _attempt_deadline(started_at: str, minutes: int) -> str:
     return (datetime.fromisoformat(started_at) + timedelta(minutes=minutes)).isoformat()
 
@@ -192,18 +254,73 @@ def _progress(ctx, enrolment: dict) -> dict:
 
 # -- learners, instructors, courses --------------------------------------------------------------
 
-def find_learners(ctx, name: str | None = None, email: str | None = None, country: str | None = None,
-                  status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+def identify_learner(ctx, email: str | None = None, full_name: str | None = None, date_of_birth: str | None = None,
+                     country: str | None = None) -> dict:
+    if email is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT learner_id, full_name, email, country, status FROM learners WHERE lower(email) = lower(?)",
+            (email.strip(),))
+    elif full_name is not None:
+        born = optional_date(date_of_birth, "date_of_birth")
+        rows = ctx.db.fetch_all(
+            "SELECT learner_id, full_name, email, country, status FROM learners WHERE lower(full_name) = lower(?) "
+            "AND (? IS NULL OR date_of_birth = ?) AND (? IS NULL OR country = upper(?)) ORDER BY learner_id",
+            (full_name.strip(), born, born, country, country))
+    else:
+        raise InvalidArgumentError("give the learner's email, or full_name with date_of_birth or country")
+    if not rows:
+        raise NotFoundError("no learner matches; check the spelling, or ask for the email the account uses")
+    if len(rows) > 1:
+        where = f" in {country.upper()}" if country is not None else ""
+        raise InvalidArgumentError(f"{len(rows)} learners are named {full_name.strip()}{where}; "
+                                   "ask for the date of birth or the email")
+    return rows[0]
+
+
+def identify_instructor(ctx, email: str | None = None, full_name: str | None = None,
+                        expertise: str | None = None) -> dict:
+    if email is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT instructor_id, full_name, email, expertise, status FROM instructors WHERE lower(email) = lower(?)",
+            (email.strip(),))
+    elif full_name is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT instructor_id, full_name, email, expertise, status FROM instructors "
+            "WHERE lower(full_name) = lower(?) AND (? IS NULL OR expertise = ?) ORDER BY instructor_id",
+            (full_name.strip(), expertise, expertise))
+    else:
+        raise InvalidArgumentError("give the instructor's faculty email, or full_name with expertise")
+    if not rows:
+        raise NotFoundError("no instructor matches; check the spelling, or ask for the faculty email")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} instructors are named {full_name.strip()}; "
+                                   "ask for the faculty email or the subject they teach")
+    return rows[0]
+
+
+def find_learners(ctx, acting_instructor_id: str, name: str | None = None, email: str | None = None,
+                  country: str | None = None, status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    _acting_instructor(ctx, acting_instructor_id)
     rows = ctx.db.fetch_all(
-        "SELECT learner_id, full_name, email, country, status, joined_on FROM learners "
-        "WHERE (? IS NULL OR full_name LIKE '%' || ? || '%') AND (? IS NULL OR email LIKE '%' || ? || '%') "
-        "AND (? IS NULL OR country = upper(?)) AND (? IS NULL OR status = ?) ORDER BY learner_id",
-        (name, name, email, email, country, country, status, status))
+        "SELECT l.learner_id, l.full_name, l.email, l.country, l.status, l.joined_on FROM learners l "
+        "WHERE EXISTS (SELECT 1 FROM enrolments e JOIN courses c ON c.course_id = e.course_id "
+        "WHERE e.learner_id = l.learner_id AND c.instructor_id = ?) "
+        "AND (? IS NULL OR l.full_name LIKE '%' || ? || '%') AND (? IS NULL OR l.email LIKE '%' || ? || '%') "
+        "AND (? IS NULL OR l.country = upper(?)) AND (? IS NULL OR l.status = ?) ORDER BY l.learner_id",
+        (acting_instructor_id, name, name, email, email, country, country, status, status))
     return paginate(rows, limit, offset)
 
 
-def get_learner(ctx, learner_id: str) -> dict:
+def get_learner(ctx, acting_user_id: str, learner_id: str) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
     learner = _learner(ctx, learner_id)
+    if kind == "learner":
+        allowed = acting_user_id == learner_id
+    else:
+        allowed = ctx.db.fetch_one(
+            "SELECT e.enrolment_id FROM enrolments e JOIN courses c ON c.course_id = e.course_id "
+            "WHERE e.learner_id = ? AND c.instructor_id = ?", (learner_id, acting_user_id)) is not None
+    require_permission(allowed, PROFILE_RULE)
     learner["enrolments"] = ctx.db.fetch_all(
         "SELECT e.enrolment_id, e.course_id, c.code, c.title, c.start_date, e.status FROM enrolments e "
         "JOIN courses c ON c.course_id = e.course_id WHERE e.learner_id = ? ORDER BY c.start_date, e.enrolment_id",
@@ -260,9 +377,11 @@ def get_course_outline(ctx, course_id: str) -> dict:
     return course
 
 
-def check_enrolment_eligibility(ctx, learner_id: str, course_id: str) -> dict:
+def check_enrolment_eligibility(ctx, acting_learner_id: str, learner_id: str, course_id: str) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     learner = _learner(ctx, learner_id)
     course = _course(ctx, course_id)
+    require_permission(acting_learner_id == learner_id, ELIGIBILITY_RULE)
     problems = _enrol_problems(ctx, learner, course)
     return {"learner_id": learner_id, "course_id": course_id, "eligible": not problems,
             "reasons": [message for _, message in problems], "price_cents": course["price_cents"]}
@@ -270,24 +389,39 @@ def check_enrolment_eligibility(ctx, learner_id: str, course_id: str) -> dict:
 
 # -- enrolments and money ---------------------------------------------------------------------------
 
-def find_enrolments(ctx, learner_id: str | None = None, course_id: str | None = None, status: str | None = None,
-                    enrolled_from: str | None = None, enrolled_to: str | None = None, limit: int = 20,
-                    offset: int = 0) -> dict:
+def find_enrolments(ctx, acting_user_id: str, learner_id: str | None = None, course_id: str | None = None,
+                    code: str | None = None, status: str | None = None, enrolled_from: str | None = None,
+                    enrolled_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
     first, last = _range(enrolled_from, enrolled_to, "enrolled_from", "enrolled_to")
+    if kind == "learner":
+        require_permission(learner_id is None or learner_id == acting_user_id, ENROLMENTS_RULE)
+    elif course_id is not None:
+        require_permission(_teaches(ctx, acting_user_id, course_id), ENROLMENTS_RULE)
+    own, taught = _scope(kind, acting_user_id)
     rows = ctx.db.fetch_all(
         "SELECT e.enrolment_id, e.learner_id, l.full_name AS learner_name, e.course_id, c.code, c.title, "
         "c.start_date, e.status, e.enrolled_on, e.list_price_cents - e.discount_cents AS amount_due_cents, "
         "e.paid_cents, e.refunded_cents FROM enrolments e JOIN courses c ON c.course_id = e.course_id "
         "JOIN learners l ON l.learner_id = e.learner_id "
-        "WHERE (? IS NULL OR e.learner_id = ?) AND (? IS NULL OR e.course_id = ?) AND (? IS NULL OR e.status = ?) "
-        "AND (? IS NULL OR e.enrolled_on >= ?) AND (? IS NULL OR e.enrolled_on <= ?) "
+        "WHERE (? IS NULL OR e.learner_id = ?) AND (? IS NULL OR c.instructor_id = ?) "
+        "AND (? IS NULL OR e.learner_id = ?) AND (? IS NULL OR e.course_id = ?) AND (? IS NULL OR c.code = upper(?)) "
+        "AND (? IS NULL OR e.status = ?) AND (? IS NULL OR e.enrolled_on >= ?) AND (? IS NULL OR e.enrolled_on <= ?) "
         "ORDER BY e.enrolled_on DESC, e.enrolment_id DESC",
-        (learner_id, learner_id, course_id, course_id, status, status, first, first, last, last))
+        (own, own, taught, taught, learner_id, learner_id, course_id, course_id, code, code, status, status,
+         first, first, last, last))
     return paginate(rows, limit, offset)
 
 
-def get_enrolment(ctx, enrolment_id: str) -> dict:
+def get_enrolment(ctx, acting_user_id: str, enrolment_id: str) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
     enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(_may_see_enrolment(ctx, kind, acting_user_id, enrolment), ENROLMENTS_RULE)
+    return _enrolment_detail(ctx, enrolment)
+
+
+def _enrolment_detail(ctx, enrolment: dict) -> dict:
+    enrolment_id = enrolment["enrolment_id"]
     enrolment["balance_due_cents"] = max(0, enrolment["amount_due_cents"] - enrolment["paid_cents"]) \
         if enrolment["status"] == "pending_payment" else 0
     pending = ctx.db.fetch_one("SELECT coalesce(sum(amount_cents), 0) AS s FROM refunds WHERE enrolment_id = ? "
@@ -296,9 +430,11 @@ def get_enrolment(ctx, enrolment_id: str) -> dict:
     return enrolment
 
 
-def enrol_learner(ctx, learner_id: str, course_id: str, coupon_code: str | None = None) -> dict:
+def enrol_learner(ctx, acting_learner_id: str, learner_id: str, course_id: str, coupon_code: str | None = None) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     learner = _learner(ctx, learner_id)
     course = _course(ctx, course_id)
+    require_permission(acting_learner_id == learner_id, ENROL_RULE)
     problems = _enrol_problems(ctx, learner, course)
     for code, message in problems:
         if code == "not_permitted":
@@ -332,8 +468,10 @@ def enrol_learner(ctx, learner_id: str, course_id: str, coupon_code: str | None 
             "amount_due_cents": due}
 
 
-def apply_coupon(ctx, enrolment_id: str, coupon_code: str) -> dict:
+def apply_coupon(ctx, acting_learner_id: str, enrolment_id: str, coupon_code: str) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, APPLY_RULE)
     if enrolment["status"] != "pending_payment":
         raise ConflictError(f"enrolment {enrolment_id} is {enrolment['status']}; coupons apply only before payment")
     if enrolment["coupon_id"] is not None:
@@ -354,9 +492,11 @@ def apply_coupon(ctx, enrolment_id: str, coupon_code: str) -> dict:
             "amount_due_cents": due, "status": status}
 
 
-def pay_enrolment(ctx, enrolment_id: str, amount_cents: int, payment_method: str) -> dict:
+def pay_enrolment(ctx, acting_learner_id: str, enrolment_id: str, amount_cents: int, payment_method: str) -> dict:
     require_choice(payment_method, PAYMENT_METHODS, "payment_method")
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, PAY_RULE)
     if enrolment["status"] != "pending_payment":
         raise ConflictError(f"enrolment {enrolment_id} is {enrolment['status']}, not awaiting payment")
     learner = _learner(ctx, enrolment["learner_id"])
@@ -370,8 +510,10 @@ def pay_enrolment(ctx, enrolment_id: str, amount_cents: int, payment_method: str
             "paid_cents": amount_cents, "paid_on": ctx.today, "payment_method": payment_method}
 
 
-def withdraw_enrolment(ctx, enrolment_id: str) -> dict:
+def withdraw_enrolment(ctx, acting_learner_id: str, enrolment_id: str) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, WITHDRAW_RULE)
     if enrolment["status"] not in ("pending_payment", "active"):
         raise ConflictError(f"enrolment {enrolment_id} is {enrolment['status']}; only pending or active "
                             "enrolments can be withdrawn")
@@ -381,9 +523,11 @@ def withdraw_enrolment(ctx, enrolment_id: str) -> dict:
             "paid_cents": enrolment["paid_cents"], "refunded_cents": enrolment["refunded_cents"]}
 
 
-def transfer_enrolment(ctx, enrolment_id: str, target_course_id: str) -> dict:
+def transfer_enrolment(ctx, acting_learner_id: str, enrolment_id: str, target_course_id: str) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
     target = _course(ctx, target_course_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, TRANSFER_RULE)
     if enrolment["status"] not in ("pending_payment", "active"):
         raise ConflictError(f"enrolment {enrolment_id} is {enrolment['status']}; only pending or active "
                             "enrolments can be transferred")
@@ -410,12 +554,15 @@ def transfer_enrolment(ctx, enrolment_id: str, target_course_id: str) -> dict:
             "start_date": target["start_date"], "status": enrolment["status"]}
 
 
-def request_refund(ctx, enrolment_id: str, amount_cents: int, reason: str) -> dict:
+def request_refund(ctx, acting_learner_id: str, enrolment_id: str, amount_cents: int, reason: str) -> dict:
     if amount_cents <= 0:
         raise InvalidArgumentError("amount_cents must be positive")
     if not reason.strip():
         raise InvalidArgumentError("reason must not be empty")
-    enrolment = get_enrolment(ctx, enrolment_id)
+    _acting_learner(ctx, acting_learner_id)
+    enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, REQUEST_REFUND_RULE)
+    enrolment = _enrolment_detail(ctx, enrolment)
     if enrolment["status"] == "completed":
         raise NotPermittedError(f"enrolment {enrolment_id} is completed with a certificate; no refund")
     if enrolment["paid_cents"] == 0:
@@ -437,21 +584,25 @@ def request_refund(ctx, enrolment_id: str, amount_cents: int, reason: str) -> di
             "refund_window_closes_on": last_day}
 
 
-def _refund(ctx, refund_id: str) -> dict:
+def _refund(ctx, acting_instructor_id: str, refund_id: str) -> dict:
+    """A pending refund the acting instructor may decide: the refund exists, they teach its run, it is pending."""
+    _acting_instructor(ctx, acting_instructor_id)
     row = require_row(
         ctx,
-        "SELECT refund_id, enrolment_id, amount_cents, reason, status, requested_on, decided_on, "
-        "decision_note FROM refunds WHERE refund_id = ?",
+        "SELECT r.refund_id, r.enrolment_id, r.amount_cents, r.reason, r.status, r.requested_on, r.decided_on, "
+        "r.decision_note, e.course_id FROM refunds r JOIN enrolments e ON e.enrolment_id = r.enrolment_id "
+        "WHERE r.refund_id = ?",
         (refund_id,),
         f"no refund {refund_id}",
     )
+    require_permission(_teaches(ctx, acting_instructor_id, row["course_id"]), DECIDE_REFUND_RULE)
     if row["status"] != "pending":
         raise ConflictError(f"refund {refund_id} is already {row['status']}")
     return row
 
 
-def approve_refund(ctx, refund_id: str, note: str | None = None) -> dict:
-    refund = _refund(ctx, refund_id)
+def approve_refund(ctx, acting_instructor_id: str, refund_id: str, note: str | None = None) -> dict:
+    refund = _refund(ctx, acting_instructor_id, refund_id)
     enrolment = _enrolment(ctx, refund["enrolment_id"])
     remaining = enrolment["paid_cents"] - enrolment["refunded_cents"]
     if refund["amount_cents"] > remaining:
@@ -469,26 +620,33 @@ def approve_refund(ctx, refund_id: str, note: str | None = None) -> dict:
             "amount_cents": refund["amount_cents"], "refunded_cents": refunded, "enrolment_status": status}
 
 
-def reject_refund(ctx, refund_id: str, note: str) -> dict:
+def reject_refund(ctx, acting_instructor_id: str, refund_id: str, note: str) -> dict:
     if not note.strip():
         raise InvalidArgumentError("note must explain the rejection")
-    refund = _refund(ctx, refund_id)
+    refund = _refund(ctx, acting_instructor_id, refund_id)
     ctx.db.execute("UPDATE refunds SET status = 'rejected', decided_on = ?, decision_note = ? WHERE refund_id = ?",
                    (ctx.today, note.strip(), refund_id))
     return {"refund_id": refund_id, "enrolment_id": refund["enrolment_id"], "status": "rejected"}
 
 
-def list_refunds(ctx, enrolment_id: str | None = None, status: str | None = None, requested_from: str | None = None,
-                 requested_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+def list_refunds(ctx, acting_user_id: str, enrolment_id: str | None = None, status: str | None = None,
+                 requested_from: str | None = None, requested_to: str | None = None, limit: int = 20,
+                 offset: int = 0) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
     first, last = _range(requested_from, requested_to, "requested_from", "requested_to")
+    if enrolment_id is not None:
+        enrolment = _enrolment(ctx, enrolment_id)
+        require_permission(_may_see_enrolment(ctx, kind, acting_user_id, enrolment), REFUNDS_RULE)
+    own, taught = _scope(kind, acting_user_id)
     rows = ctx.db.fetch_all(
         "SELECT r.refund_id, r.enrolment_id, e.learner_id, e.course_id, r.amount_cents, r.reason, r.status, "
         "r.requested_on, r.decided_on, r.decision_note FROM refunds r "
-        "JOIN enrolments e ON e.enrolment_id = r.enrolment_id "
-        "WHERE (? IS NULL OR r.enrolment_id = ?) AND (? IS NULL OR r.status = ?) "
+        "JOIN enrolments e ON e.enrolment_id = r.enrolment_id JOIN courses c ON c.course_id = e.course_id "
+        "WHERE (? IS NULL OR e.learner_id = ?) AND (? IS NULL OR c.instructor_id = ?) "
+        "AND (? IS NULL OR r.enrolment_id = ?) AND (? IS NULL OR r.status = ?) "
         "AND (? IS NULL OR r.requested_on >= ?) AND (? IS NULL OR r.requested_on <= ?) "
         "ORDER BY r.requested_on DESC, r.refund_id DESC",
-        (enrolment_id, enrolment_id, status, status, first, first, last, last))
+        (own, own, taught, taught, enrolment_id, enrolment_id, status, status, first, first, last, last))
     return paginate(rows, limit, offset)
 
 
@@ -506,8 +664,8 @@ def find_coupons(ctx, code: str | None = None, course_id: str | None = None, sta
     return paginate(rows, limit, offset)
 
 
-def create_coupon(ctx, code: str, percent_off: int, valid_from: str, valid_until: str, max_uses: int,
-                  course_id: str | None = None) -> dict:
+def create_coupon(ctx, acting_instructor_id: str, course_id: str, code: str, percent_off: int, valid_from: str,
+                  valid_until: str, max_uses: int) -> dict:
     code = code.strip().upper()
     if fullmatch(CODE_PATTERN, code) is None:
         raise InvalidArgumentError("code must be 4-20 letters, digits or dashes")
@@ -519,10 +677,11 @@ def create_coupon(ctx, code: str, percent_off: int, valid_from: str, valid_until
     last = require_date(valid_until, "valid_until").isoformat()
     if last < first or last < ctx.today:
         raise InvalidArgumentError("valid_until must be on or after valid_from and not in the past")
-    if course_id is not None:
-        course = _course(ctx, course_id)
-        if course["status"] == "archived":
-            raise ConflictError(f"course {course_id} is archived")
+    _acting_instructor(ctx, acting_instructor_id)
+    course = _course(ctx, course_id)
+    require_permission(course["instructor_id"] == acting_instructor_id, COUPON_RULE)
+    if course["status"] == "archived":
+        raise ConflictError(f"course {course_id} is archived")
     if ctx.db.fetch_one("SELECT coupon_id FROM coupons WHERE code = ?", (code,)) is not None:
         raise ConflictError(f"coupon code {code} already exists")
     coupon_id = ctx.new_id("CPN")
@@ -535,8 +694,10 @@ def create_coupon(ctx, code: str, percent_off: int, valid_from: str, valid_until
 
 # -- coursework ------------------------------------------------------------------------------------
 
-def get_enrolment_progress(ctx, enrolment_id: str) -> dict:
+def get_enrolment_progress(ctx, acting_user_id: str, enrolment_id: str) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
     enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(_may_see_enrolment(ctx, kind, acting_user_id, enrolment), ENROLMENTS_RULE)
     progress = _progress(ctx, enrolment)
     course = _course(ctx, enrolment["course_id"])
     progress.update({"enrolment_id": enrolment_id, "course_id": enrolment["course_id"],
@@ -556,28 +717,36 @@ def list_assignments(ctx, course_id: str, due_from: str | None = None, due_to: s
     return {"items": rows}
 
 
-def find_submissions(ctx, assignment_id: str | None = None, enrolment_id: str | None = None,
+def find_submissions(ctx, acting_user_id: str, assignment_id: str | None = None, enrolment_id: str | None = None,
                      learner_id: str | None = None, status: str | None = None, limit: int = 20,
                      offset: int = 0) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
+    if kind == "learner":
+        require_permission(learner_id is None or learner_id == acting_user_id, SUBMISSIONS_RULE)
+    own, taught = _scope(kind, acting_user_id)
     rows = ctx.db.fetch_all(
         "SELECT s.submission_id, s.assignment_id, a.title AS assignment_title, a.course_id, s.enrolment_id, "
         "s.learner_id, s.submitted_at, s.revision, s.content_url, s.is_late, s.status, s.raw_points, s.points, "
         "a.max_points, s.graded_by, s.graded_on, s.feedback FROM submissions s "
-        "JOIN assignments a ON a.assignment_id = s.assignment_id "
-        "WHERE (? IS NULL OR s.assignment_id = ?) AND (? IS NULL OR s.enrolment_id = ?) "
+        "JOIN assignments a ON a.assignment_id = s.assignment_id JOIN courses c ON c.course_id = a.course_id "
+        "WHERE (? IS NULL OR s.learner_id = ?) AND (? IS NULL OR c.instructor_id = ?) "
+        "AND (? IS NULL OR s.assignment_id = ?) AND (? IS NULL OR s.enrolment_id = ?) "
         "AND (? IS NULL OR s.learner_id = ?) AND (? IS NULL OR s.status = ?) "
         "ORDER BY s.submitted_at DESC, s.submission_id DESC",
-        (assignment_id, assignment_id, enrolment_id, enrolment_id, learner_id, learner_id, status, status))
+        (own, own, taught, taught, assignment_id, assignment_id, enrolment_id, enrolment_id, learner_id, learner_id,
+         status, status))
     for row in rows:
         row["is_late"] = bool(row["is_late"])
     return paginate(rows, limit, offset)
 
 
-def submit_assignment(ctx, enrolment_id: str, assignment_id: str, content_url: str) -> dict:
+def submit_assignment(ctx, acting_learner_id: str, enrolment_id: str, assignment_id: str, content_url: str) -> dict:
     if not content_url.startswith("https://"):
         raise InvalidArgumentError("content_url must be an https:// link")
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
     assignment = _assignment(ctx, assignment_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, SUBMIT_RULE)
     if assignment["course_id"] != enrolment["course_id"]:
         raise InvalidArgumentError(f"assignment {assignment_id} belongs to {assignment['course_id']}, "
                                    f"not to {enrolment['course_id']}")
@@ -609,9 +778,10 @@ def submit_assignment(ctx, enrolment_id: str, assignment_id: str, content_url: s
             "revision": revision, "is_late": bool(late), "status": "submitted", "submitted_at": ctx.now}
 
 
-def grade_submission(ctx, submission_id: str, instructor_id: str, raw_points: int, feedback: str) -> dict:
+def grade_submission(ctx, acting_instructor_id: str, submission_id: str, raw_points: int, feedback: str) -> dict:
+    _acting_instructor(ctx, acting_instructor_id)
     submission = _submission(ctx, submission_id)
-    _teacher(ctx, instructor_id, submission["course_id"])
+    require_permission(_teaches(ctx, acting_instructor_id, submission["course_id"]), GRADE_RULE)
     if submission["status"] != "submitted":
         raise ConflictError(f"submission {submission_id} is {submission['status']}, not awaiting a grade")
     if not 0 <= raw_points <= submission["max_points"]:
@@ -620,21 +790,22 @@ def grade_submission(ctx, submission_id: str, instructor_id: str, raw_points: in
     points = max(0, raw_points - penalty)
     ctx.db.execute("UPDATE submissions SET status = 'graded', raw_points = ?, points = ?, graded_by = ?, "
                    "graded_on = ?, feedback = ? WHERE submission_id = ?",
-                   (raw_points, points, instructor_id, ctx.today, feedback, submission_id))
+                   (raw_points, points, acting_instructor_id, ctx.today, feedback, submission_id))
     return {"submission_id": submission_id, "enrolment_id": submission["enrolment_id"], "status": "graded",
             "raw_points": raw_points, "late_penalty_points": min(penalty, raw_points), "points": points,
             "max_points": submission["max_points"]}
 
 
-def return_submission(ctx, submission_id: str, instructor_id: str, feedback: str) -> dict:
+def return_submission(ctx, acting_instructor_id: str, submission_id: str, feedback: str) -> dict:
     if not feedback.strip():
         raise InvalidArgumentError("feedback must say what to fix")
+    _acting_instructor(ctx, acting_instructor_id)
     submission = _submission(ctx, submission_id)
-    _teacher(ctx, instructor_id, submission["course_id"])
+    require_permission(_teaches(ctx, acting_instructor_id, submission["course_id"]), GRADE_RULE)
     if submission["status"] != "submitted":
         raise ConflictError(f"submission {submission_id} is {submission['status']}, not awaiting a grade")
     ctx.db.execute("UPDATE submissions SET status = 'returned', graded_by = ?, feedback = ? WHERE submission_id = ?",
-                   (instructor_id, feedback.strip(), submission_id))
+                   (acting_instructor_id, feedback.strip(), submission_id))
     return {"submission_id": submission_id, "assignment_id": submission["assignment_id"],
             "enrolment_id": submission["enrolment_id"], "status": "returned"}
 
@@ -646,15 +817,18 @@ def list_quizzes(ctx, course_id: str) -> dict:
         "FROM quizzes WHERE course_id = ? ORDER BY quiz_id", (course_id,))}
 
 
-def list_quiz_attempts(ctx, enrolment_id: str, quiz_id: str | None = None) -> dict:
-    _enrolment(ctx, enrolment_id)
+def list_quiz_attempts(ctx, acting_user_id: str, enrolment_id: str, quiz_id: str | None = None) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
+    enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(_may_see_enrolment(ctx, kind, acting_user_id, enrolment), ENROLMENTS_RULE)
     return {"items": ctx.db.fetch_all(
         "SELECT attempt_id, quiz_id, enrolment_id, attempt_number, started_at, submitted_at, correct_answers, "
         "score_percent, status FROM quiz_attempts WHERE enrolment_id = ? AND (? IS NULL OR quiz_id = ?) "
         "ORDER BY quiz_id, attempt_number", (enrolment_id, quiz_id, quiz_id))}
 
 
-def start_quiz_attempt(ctx, enrolment_id: str, quiz_id: str) -> dict:
+def start_quiz_attempt(ctx, acting_learner_id: str, enrolment_id: str, quiz_id: str) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
     quiz = require_row(
         ctx,
@@ -663,6 +837,7 @@ def start_quiz_attempt(ctx, enrolment_id: str, quiz_id: str) -> dict:
         (quiz_id,),
         f"no quiz {quiz_id}",
     )
+    require_permission(enrolment["learner_id"] == acting_learner_id, QUIZ_START_RULE)
     if quiz["course_id"] != enrolment["course_id"]:
         raise InvalidArgumentError(f"quiz {quiz_id} belongs to {quiz['course_id']}, not to {enrolment['course_id']}")
     if enrolment["status"] != "active":
@@ -694,14 +869,17 @@ def start_quiz_attempt(ctx, enrolment_id: str, quiz_id: str) -> dict:
             "question_count": quiz["question_count"], "expired_attempt_id": expired}
 
 
-def submit_quiz_attempt(ctx, attempt_id: str, correct_answers: int) -> dict:
+def submit_quiz_attempt(ctx, acting_learner_id: str, attempt_id: str, correct_answers: int) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     attempt = require_row(
         ctx,
         "SELECT t.attempt_id, t.quiz_id, t.enrolment_id, t.started_at, t.status, q.question_count, q.pass_percent, "
-        "q.time_limit_minutes FROM quiz_attempts t JOIN quizzes q ON q.quiz_id = t.quiz_id WHERE t.attempt_id = ?",
+        "q.time_limit_minutes, e.learner_id FROM quiz_attempts t JOIN quizzes q ON q.quiz_id = t.quiz_id "
+        "JOIN enrolments e ON e.enrolment_id = t.enrolment_id WHERE t.attempt_id = ?",
         (attempt_id,),
         f"no quiz attempt {attempt_id}",
     )
+    require_permission(attempt["learner_id"] == acting_learner_id, QUIZ_SUBMIT_RULE)
     if attempt["status"] != "in_progress":
         raise ConflictError(f"attempt {attempt_id} is already {attempt['status']}")
     if not 0 <= correct_answers <= attempt["question_count"]:
@@ -719,8 +897,10 @@ def submit_quiz_attempt(ctx, attempt_id: str, correct_answers: int) -> dict:
 
 # -- certificates -------------------------------------------------------------------------------
 
-def issue_certificate(ctx, enrolment_id: str) -> dict:
+def issue_certificate(ctx, acting_learner_id: str, enrolment_id: str) -> dict:
+    _acting_learner(ctx, acting_learner_id)
     enrolment = _enrolment(ctx, enrolment_id)
+    require_permission(enrolment["learner_id"] == acting_learner_id, CLAIM_RULE)
     if enrolment["status"] != "active":
         raise ConflictError(f"enrolment {enrolment_id} is {enrolment['status']}; certificates need an active one")
     if enrolment["paid_cents"] < enrolment["amount_due_cents"] or enrolment["refunded_cents"] > 0:
@@ -745,18 +925,26 @@ def issue_certificate(ctx, enrolment_id: str) -> dict:
             "issued_on": ctx.today}
 
 
-def find_certificates(ctx, learner_id: str | None = None, course_id: str | None = None, status: str | None = None,
-                      issued_from: str | None = None, issued_to: str | None = None, limit: int = 20,
-                      offset: int = 0) -> dict:
+def find_certificates(ctx, acting_user_id: str, learner_id: str | None = None, course_id: str | None = None,
+                      status: str | None = None, issued_from: str | None = None, issued_to: str | None = None,
+                      limit: int = 20, offset: int = 0) -> dict:
+    kind = _acting_user(ctx, acting_user_id)
     first, last = _range(issued_from, issued_to, "issued_from", "issued_to")
+    if kind == "learner":
+        require_permission(learner_id is None or learner_id == acting_user_id, CERTIFICATES_RULE)
+    elif course_id is not None:
+        require_permission(_teaches(ctx, acting_user_id, course_id), CERTIFICATES_RULE)
+    own, taught = _scope(kind, acting_user_id)
     rows = ctx.db.fetch_all(
         "SELECT t.certificate_id, t.enrolment_id, t.learner_id, l.full_name AS learner_name, t.course_id, c.code, "
         "c.title, t.verification_code, t.issued_on, t.final_grade_percent, t.status FROM certificates t "
         "JOIN learners l ON l.learner_id = t.learner_id JOIN courses c ON c.course_id = t.course_id "
-        "WHERE (? IS NULL OR t.learner_id = ?) AND (? IS NULL OR t.course_id = ?) AND (? IS NULL OR t.status = ?) "
+        "WHERE (? IS NULL OR t.learner_id = ?) AND (? IS NULL OR c.instructor_id = ?) "
+        "AND (? IS NULL OR t.learner_id = ?) AND (? IS NULL OR t.course_id = ?) AND (? IS NULL OR t.status = ?) "
         "AND (? IS NULL OR t.issued_on >= ?) AND (? IS NULL OR t.issued_on <= ?) "
         "ORDER BY t.issued_on DESC, t.certificate_id DESC",
-        (learner_id, learner_id, course_id, course_id, status, status, first, first, last, last))
+        (own, own, taught, taught, learner_id, learner_id, course_id, course_id, status, status, first, first, last,
+         last))
     return paginate(rows, limit, offset)
 
 
@@ -774,15 +962,17 @@ def verify_certificate(ctx, verification_code: str) -> dict:
     return row
 
 
-def revoke_certificate(ctx, certificate_id: str, reason: str) -> dict:
+def revoke_certificate(ctx, acting_instructor_id: str, certificate_id: str, reason: str) -> dict:
     if not reason.strip():
         raise InvalidArgumentError("reason must not be empty")
+    _acting_instructor(ctx, acting_instructor_id)
     row = require_row(
         ctx,
-        "SELECT certificate_id, status FROM certificates WHERE certificate_id = ?",
+        "SELECT certificate_id, course_id, status FROM certificates WHERE certificate_id = ?",
         (certificate_id,),
         f"no certificate {certificate_id}",
     )
+    require_permission(_teaches(ctx, acting_instructor_id, row["course_id"]), REVOKE_RULE)
     if row["status"] != "valid":
         raise ConflictError(f"certificate {certificate_id} is already revoked")
     ctx.db.execute("UPDATE certificates SET status = 'revoked', revoked_reason = ? WHERE certificate_id = ?",
@@ -792,8 +982,10 @@ def revoke_certificate(ctx, certificate_id: str, reason: str) -> dict:
 
 # -- course administration ---------------------------------------------------------------------------
 
-def publish_course(ctx, course_id: str) -> dict:
+def publish_course(ctx, acting_instructor_id: str, course_id: str) -> dict:
+    _acting_instructor(ctx, acting_instructor_id)
     course = _course(ctx, course_id)
+    require_permission(course["instructor_id"] == acting_instructor_id, PUBLISH_RULE)
     if course["status"] != "draft":
         raise ConflictError(f"course {course_id} is {course['status']}, not a draft")
     if course["start_date"] <= ctx.today:
@@ -814,19 +1006,21 @@ def publish_course(ctx, course_id: str) -> dict:
             "lessons": sum(m["lessons"] for m in modules)}
 
 
-def add_lesson(ctx, module_id: str, title: str, kind: str, duration_minutes: int) -> dict:
+def add_lesson(ctx, acting_instructor_id: str, module_id: str, title: str, kind: str, duration_minutes: int) -> dict:
     require_choice(kind, LESSON_KINDS, "kind")
     if not 1 <= duration_minutes <= 240:
         raise InvalidArgumentError("duration_minutes must be between 1 and 240")
     if not title.strip():
         raise InvalidArgumentError("title must not be empty")
+    _acting_instructor(ctx, acting_instructor_id)
     module = require_row(
         ctx,
-        "SELECT m.module_id, m.course_id, c.status FROM modules m "
+        "SELECT m.module_id, m.course_id, c.instructor_id, c.status FROM modules m "
         "JOIN courses c ON c.course_id = m.course_id WHERE m.module_id = ?",
         (module_id,),
         f"no module {module_id}",
     )
+    require_permission(module["instructor_id"] == acting_instructor_id, LESSON_RULE)
     if module["status"] == "archived":
         raise ConflictError(f"course {module['course_id']} is archived")
     position = ctx.db.fetch_one("SELECT coalesce(max(position), 0) + 1 AS p FROM lessons WHERE module_id = ?",
@@ -837,7 +1031,8 @@ def add_lesson(ctx, module_id: str, title: str, kind: str, duration_minutes: int
     return {"lesson_id": lesson_id, "module_id": module_id, "course_id": module["course_id"], "position": position}
 
 
-def assign_instructor(ctx, course_id: str, instructor_id: str) -> dict:
+def assign_instructor(ctx, acting_instructor_id: str, course_id: str, instructor_id: str) -> dict:
+    _acting_instructor(ctx, acting_instructor_id)
     course = _course(ctx, course_id)
     instructor = require_row(
         ctx,
@@ -845,6 +1040,7 @@ def assign_instructor(ctx, course_id: str, instructor_id: str) -> dict:
         (instructor_id,),
         f"no instructor {instructor_id}",
     )
+    require_permission(course["instructor_id"] == acting_instructor_id, ASSIGN_RULE)
     if course["status"] == "archived" or course["end_date"] < ctx.today:
         raise ConflictError(f"course {course_id} has ended")
     if instructor["status"] != "active":

@@ -25,11 +25,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.manifest import ConditionSpec, DomainManifest, ViolationSpec
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import fact_tokens
 
-__all__ = ["RealismReport", "internal_ids", "realism_report", "task_problems"]
+__all__ = ["RealismReport", "breaks", "internal_ids", "realism_report", "task_problems"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
@@ -59,6 +60,26 @@ def internal_ids(manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]
                 if isinstance(value, str) and value:
                     found.setdefault(value, f"{table.name}.{column}")
     return found
+
+
+def _holds(condition: ConditionSpec, value: Any, today: str) -> bool:
+    if condition.op == "is_null":
+        return value is None
+    if condition.op == "not_null":
+        return value is not None
+    if value is None:
+        return False
+    wanted = today if condition.value == "$today" else condition.value
+    left, right = canonical_value(value), canonical_value(wanted)
+    try:
+        return {"=": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
+                ">": left > right, ">=": left >= right}[condition.op]
+    except TypeError:  # a text compared with a number: the row does not match
+        return False
+
+
+def breaks(violation: ViolationSpec, row: dict[str, Any], today: str) -> bool:
+    return all(_holds(c, row.get(c.column), today) for c in violation.where)
 
 
 def _rows(seed: dict[str, list[dict[str, Any]]], task: Task) -> dict[str, list[dict[str, Any]]]:
@@ -111,6 +132,8 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
         problems += [f"action {i} {task.actions[i].tool} acts for {who}, not for the persona {task.persona.id}"
                      for i, who in acting if who != task.persona.id]
         problems += _named_ids(_user_texts(task), internal_ids(manifest, _rows(seed or {}, task)))
+    if task.kind != "refusal":
+        problems += _broken_rules(task, manifest, _rows(seed or {}, task))
     if gold_results is not None and task.communicate:
         year = int(manifest.clock[:4])
         said = [set(fact_tokens(json.dumps(r, ensure_ascii=False), year)) for r in gold_results if r is not None]
@@ -119,6 +142,25 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
             if not any(wanted <= tokens for tokens in said):
                 problems.append(f"communicate fact {fact!r} is in no result the gold reads")
     return problems
+
+
+def _broken_rules(task: Task, manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Gold calls that land on a row a policy-only rule forbids them (judged on the start state)."""
+    today = manifest.clock[:10]
+    found = []
+    for rule in manifest.policy_rules:
+        violation = rule.violation
+        if violation is None:
+            continue
+        key = manifest.table(violation.table).primary_key
+        for index, action in enumerate(task.actions):
+            target = action.arguments.get(violation.argument)
+            if action.tool != violation.tool or target is None or len(key) != 1:
+                continue
+            row = next((r for r in rows.get(violation.table, []) if r.get(key[0]) == target), None)
+            if row is not None and breaks(violation, row, today):
+                found.append(f"action {index} {action.tool} breaks the policy rule {rule.id} ({target})")
+    return found
 
 
 def realism_report(manifest: DomainManifest, tasks: list[Task], seed: dict[str, list[dict[str, Any]]]) -> RealismReport:

@@ -15,9 +15,9 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from scaleenv_mcp.domain.manifest import ConditionSpec, DomainManifest, ToolSpec, ViolationSpec
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
-from scaleenv_mcp.state.canonical import canonical_value
+from verifier.realism import breaks
 
 from generator.synthesis.executor import LinkSpec, run_tool
 from generator.synthesis.templates import acting_profile
@@ -26,30 +26,10 @@ from generator.synthesis.world import World
 if TYPE_CHECKING:
     from generator.synthesis.candidate import CandidateFactory, Rejection
 
-__all__ = ["breaks", "build_refusal", "build_refusal_user", "violating_rows"]
+__all__ = ["build_refusal", "build_refusal_user", "violating_rows"]
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there."]
-
-
-def _holds(condition: ConditionSpec, value: Any, today: str) -> bool:
-    if condition.op == "is_null":
-        return value is None
-    if condition.op == "not_null":
-        return value is not None
-    if value is None:
-        return False
-    wanted = today if condition.value == "$today" else condition.value
-    left, right = canonical_value(value), canonical_value(wanted)
-    try:
-        return {"=": left == right, "!=": left != right, "<": left < right, "<=": left <= right,
-                ">": left > right, ">=": left >= right}[condition.op]
-    except TypeError:  # a text compared with a number: the row does not match
-        return False
-
-
-def breaks(violation: ViolationSpec, row: dict[str, Any], today: str) -> bool:
-    return all(_holds(c, row.get(c.column), today) for c in violation.where)
 
 
 def violating_rows(world: World, violation: ViolationSpec, today: str) -> list[dict[str, Any]]:

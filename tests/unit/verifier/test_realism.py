@@ -96,3 +96,18 @@ def test_the_report_counts_what_a_reviewer_looks_at():
     assert (report.tasks, report.user_text_with_internal_ids, report.openings_with_internal_ids) == (3, 1, 1)
     assert (report.one_call_all_stated, report.without_read, report.information_tasks) == (2, 1, 1)
     assert report.mean_gold_length == round(4 / 3, 3) and report.single_principal == 3
+
+
+def test_a_gold_write_on_a_row_a_policy_only_rule_forbids_is_named():
+    data = MANIFEST.model_dump(mode="json")
+    data["policy_rules"] = [{"id": "no_emma_returns", "text": "Emma goes back through the post room only.",
+                             "tools": ["return_loan"],
+                             "violation": {"tool": "return_loan", "argument": "loan_id", "table": "loans",
+                                           "where": [{"column": "title", "op": "=", "value": "Emma"}]}}]
+    manifest = DomainManifest.model_validate(data)
+    emma = ("return_loan", {"acting_member_id": "MEM-00001", "loan_id": "LN-00002"})
+    assert task_problems(_task("Return Emma.", [IDENTIFY, emma], persona=None), manifest, SEED) == [
+        "action 1 return_loan breaks the policy rule no_emma_returns (LN-00002)"]
+    assert task_problems(_task("Return Dune.", [IDENTIFY, RETURN]), manifest, SEED) == []
+    refusal = _task("Return Emma.", [IDENTIFY], persona=None).model_copy(update={"kind": "refusal"})
+    assert task_problems(refusal, manifest, SEED) == []  # a refusal's gold does not make the call

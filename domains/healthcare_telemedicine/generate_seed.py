@@ -26,6 +26,21 @@ FUTURE_END = date(2026, 6, 5)
 OUT = Path(__file__).with_name("seed.json")
 
 rng = random.Random(SEED)
+# Wording and licence numbers come from their own stream, so the world drawn by `rng` stays as it was.
+text_rng = random.Random(SEED + 1)
+
+
+def npi_for(index: int) -> str:
+    """A 10-digit National Provider Identifier with its Luhn check digit (prefix 80840, as CMS computes it)."""
+    base = f"1{random.Random(f'npi-{SEED}-{index}').randrange(10 ** 8):08d}"
+    digits = [int(d) for d in "80840" + base]
+    total = 0
+    for position, digit in enumerate(reversed(digits)):
+        if position % 2 == 0:
+            digit *= 2
+            digit = digit - 9 if digit > 9 else digit
+        total += digit
+    return base + str((10 - total % 10) % 10)
 
 
 def iso(moment: datetime) -> str:
@@ -175,6 +190,7 @@ def make_clinicians(patients: list[dict]) -> list[dict]:
             "clinician_id": pid("CLN", index),
             "first_name": first,
             "last_name": last,
+            "npi": npi_for(index),
             "credential": cred,
             "specialty": specialty,
             "licensed_states": ",".join(states),
@@ -419,6 +435,82 @@ PAYERS = [
 ]
 DENIALS = ["Service not covered under plan for telehealth", "Missing or invalid diagnosis code",
            "Patient not eligible on date of service", "Duplicate claim submission", "Prior authorization required"]
+
+
+APPEALS = [
+    "Telehealth visits are covered under the plan's virtual care benefit; resubmitting with the visit documentation.",
+    "The member was enrolled on the date of service; attaching the eligibility confirmation from the payer portal.",
+    "Prior authorization is not required for an established-patient video follow-up under this plan.",
+    "Corrected the diagnosis code on the visit note; please reprocess the claim.",
+    "Visit notes show a synchronous audio-video encounter, which the plan lists as a covered telehealth service.",
+]
+# Each message topic is written in several ways, as real patients and clinicians write.
+VARIANTS = {
+    "Question about my prescription": [
+        ("Should I take this with food? It upsets my stomach a little.",
+         "Yes, take it with breakfast. If the nausea lasts more than a week, let me know."),
+        ("Is it okay to take the new pill at night instead of the morning? I keep forgetting.",
+         "Evening is fine as long as it's the same time every day."),
+        ("Can I take ibuprofen while I'm on this medication?",
+         "Occasional use is fine, but prefer acetaminophen for regular pain relief."),
+        ("I missed yesterday's dose. Should I double up today?",
+         "No, don't double up. Just take today's dose as usual."),
+    ],
+    "Lab results": [
+        ("I saw my results are posted. Is anything concerning?",
+         "Most values are in range. We'll go over the one flagged value at your follow-up."),
+        ("My portal shows one value in red. What does that mean?",
+         "It is slightly outside the reference range and not worrying on its own; we'll recheck in three months."),
+        ("Did my cholesterol numbers come back yet?",
+         "Yes, they came back this morning. LDL is a bit high; let's talk diet and options at your next visit."),
+    ],
+    "Follow-up timing": [
+        ("When should I book my next visit?", "Please book a follow-up in about four weeks."),
+        ("Do I need another appointment or are we done for now?",
+         "Let's check in once more in six weeks to see how the new dose is working."),
+        ("The summary says follow up soon. How soon is soon?",
+         "Within two to three weeks; pick any open slot on my calendar."),
+    ],
+    "Side effects": [
+        ("I've had a mild headache since starting the new medication.",
+         "That's common in the first week. Stay hydrated; message me if it gets worse."),
+        ("I've been dizzy when I stand up quickly since the dose change.",
+         "Stand up slowly and drink more water. If you feel faint, call the clinic the same day."),
+        ("My ankles look a little swollen in the evenings. Could it be the pills?",
+         "It can be. Keep your feet up in the evening and we'll review the dose at your next visit."),
+        ("I'm sleeping badly since I started the medicine.",
+         "Try taking it in the morning instead; tell me in a week whether that helps."),
+    ],
+    "School/work note": [
+        ("Could you send a note for the days I missed?", "I've added a note to your visit summary."),
+        ("My employer needs a note saying I can return to work on Monday.",
+         "Done. The return-to-work note is attached to your visit summary."),
+        ("The school nurse asked for a note about the inhaler.",
+         "I've written a school medication form; you can download it from the portal."),
+    ],
+    "Refill question": [
+        ("My pharmacy says I'm out of refills. What should I do?",
+         "Please book a short follow-up so we can review and renew it."),
+        ("The pharmacy couldn't fill my prescription today. Is there a problem on your side?",
+         "It was too early for a refill; you can pick it up from next week."),
+        ("I'm travelling next month. Can I get an extra supply?",
+         "I can't change the supply early, but you can refill as soon as the refill date comes up."),
+    ],
+    "Rash update": [
+        ("The rash is fading but still itchy at night.", "Keep using the cream twice daily for one more week."),
+        ("The spots on my arm are almost gone. Should I stop the cream?",
+         "Finish the full two weeks even if it looks clear."),
+        ("The rash spread a little to my neck yesterday.",
+         "Send a photo through the portal and we'll decide whether you need to be seen sooner."),
+    ],
+    "Blood pressure log": [
+        ("Home readings this week: 138/86, 142/88, 135/84.", "Thanks, those are improving. Keep logging daily."),
+        ("This week's readings: 128/80, 131/82, 126/79 in the mornings.",
+         "Those look good. Stay on the same dose."),
+        ("Readings have been higher, around 150/95, since I ran out of salt-free meals.",
+         "Cut back on salt again and send readings in a week; we may adjust the dose."),
+    ],
+}
 
 
 def main() -> None:
@@ -863,7 +955,7 @@ def main() -> None:
         if status in ("denied", "appealed"):
             denial = rng.choice(DENIALS)
         if status == "appealed":
-            appeal = "Telehealth visits are covered under the plan's virtual care benefit; resubmitting with documentation."
+            appeal = text_rng.choice(APPEALS)
         claims.append({
             "claim_id": "", "appointment_id": appt["appointment_id"], "patient_id": appt["patient_id"],
             "coverage_id": cov["coverage_id"], "amount_billed": fee, "patient_responsibility": patient_part,
@@ -895,6 +987,7 @@ def main() -> None:
     chosen = rng.sample(pairs, 34)
     for patient_id, clinician_id, when in sorted(chosen, key=lambda x: (x[2], x[0], x[1])):
         subject, question, answer = rng.choice(topics)
+        question, answer = text_rng.choice(VARIANTS[subject])
         visit = datetime.fromisoformat(when)
         # patients write between 07:00 and 22:00: after a past visit, or before an upcoming one
         base = visit.date() + timedelta(days=rng.randint(1, 6)) if visit <= NOW else TODAY - timedelta(days=rng.randint(0, 3))

@@ -22,6 +22,7 @@ CREATE TABLE clinicians (
     clinician_id TEXT PRIMARY KEY CHECK (clinician_id GLOB 'CLN-[0-9][0-9][0-9][0-9][0-9]'),
     first_name TEXT NOT NULL,
     last_name TEXT NOT NULL,
+    npi TEXT NOT NULL UNIQUE CHECK (npi GLOB '1[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]'),
     credential TEXT NOT NULL CHECK (credential IN ('MD', 'DO', 'NP', 'PA')),
     specialty TEXT NOT NULL CHECK (specialty IN ('family_medicine', 'internal_medicine', 'pediatrics', 'dermatology',
                                                  'psychiatry', 'cardiology', 'endocrinology')),

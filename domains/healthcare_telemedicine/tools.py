@@ -4,6 +4,12 @@ Patients book video visits in clinicians' availability slots (after an optional 
 clinicians check them in, complete the visit, prescribe (with allergy, interaction, lab
 and controlled-substance rules), order labs, and the clinic bills the patient's coverage.
 Times are clinic-local 'YYYY-MM-DDTHH:MM:SS' strings; dates 'YYYY-MM-DD'; money in dollars.
+
+The agent acts for one identified person at a time: a patient (PAT-NNNNN, found with
+identify_patient by full name and date of birth, or email) or a clinician (CLN-NNNNN, found
+with identify_clinician by NPI number or email). Every call that acts for someone names them
+(acting_patient_id, acting_clinician_id or acting_user_id) and refuses with permission_denied
+what that person may not do; the rule texts below are the tools' `permission` lines.
 """
 
 from datetime import date, datetime, timedelta
@@ -13,10 +19,14 @@ from re import fullmatch
 from scaleenv_mcp.toolkit import (
     ConflictError,
     InvalidArgumentError,
+    NotFoundError,
     NotPermittedError,
+    optional_choice,
+    optional_date,
+    paginate,
     require_choice,
     require_date,
-    require_page,
+    require_permission,
     require_row,
 )
 
@@ -73,27 +83,82 @@ LAB_PANELS = (
 )
 SEVERITY_RANK = (("minor", 1), ("moderate", 2), ("major", 3))
 
+# Permission rules: the same one-line text as each tool's `permission` in domain.json.
+CARE_RULE = ("a patient acts only on their own record; a clinician only on patients who have a visit with them "
+             "that was not cancelled")
+CONTACT_RULE = "only the patient may change their own contact details"
+ADD_COVERAGE_RULE = "only the patient may add a coverage to their own record"
+TERMINATE_COVERAGE_RULE = "only the patient who holds a coverage may terminate it"
+SLOT_RULE = "a clinician opens slots only in their own calendar"
+TRIAGE_RULE = "a patient submits a triage only for themself"
+TRIAGE_LIST_RULE = "a patient sees only their own triage assessments; clinicians see the triage queue"
+BOOK_RULE = "a patient books visits only for themself"
+APPOINTMENT_RULE = "only the appointment's patient or its clinician may see it"
+APPOINTMENTS_RULE = "a patient sees only their own appointments; a clinician only the visits on their own calendar"
+CANCEL_RULE = "only the appointment's patient or its clinician may cancel it"
+RESCHEDULE_RULE = "only the appointment's patient or its clinician may reschedule it"
+CHECK_IN_RULE = "only the appointment's patient or its clinician may check it in"
+COMPLETE_RULE = "only the clinician who holds the visit may complete it"
+PRESCRIBE_RULE = "only the clinician who holds the visit may prescribe in it"
+REFILL_RULE = "only the prescription's patient or its prescribing clinician may refill it"
+DISCONTINUE_RULE = "only the prescribing clinician may discontinue a prescription"
+ORDER_LAB_RULE = "only the clinician who holds the visit may order labs in it"
+COLLECTION_RULE = "only the ordering clinician may record a lab collection"
+RESULT_RULE = "only the ordering clinician may record lab results"
+CLAIMS_RULE = "a patient sees only their own claims; a clinician only claims for visits they held"
+CREATE_CLAIM_RULE = "only the visit's patient or its clinician may bill it"
+SUBMIT_CLAIM_RULE = "only the claim's patient or the clinician of the billed visit may submit it"
+APPEAL_CLAIM_RULE = "only the claim's patient or the clinician of the billed visit may appeal it"
+SEND_RULE = "a patient writes only in their own conversations, a clinician only in theirs"
+MESSAGES_RULE = "a patient reads only their own conversations, a clinician only theirs"
+READ_RULE = "only the recipient of a message may mark it read"
+
 
 # ----------------------------------------------------------------------------- helpers
 def _page(rows, limit, offset):
-    limit, offset = require_page(limit, offset, MAX_PAGE)
+    page = paginate(rows, limit, offset, MAX_PAGE)
     following = offset + limit
-    return {"items": rows[offset:following], "total": len(rows),
-            "next_offset": following if following < len(rows) else None}
-
-
-def _filter(value, choices, name):
-    return None if value is None else require_choice(value, choices, name)
-
-
-def _date(value, name):
-    return None if value is None else require_date(value, name)
+    page["next_offset"] = following if following < len(rows) else None
+    return page
 
 
 def _date_range(date_from, date_to):
-    start, end = _date(date_from, "date_from"), _date(date_to, "date_to")
+    start, end = optional_date(date_from, "date_from"), optional_date(date_to, "date_to")
     if start is not None and end is not None and start > end:
         raise InvalidArgumentError(f"date_from {date_from} is after date_to {date_to}")
+
+
+# ----------------------------------------------------------------------------- who is acting
+def _actor(ctx, acting_id, argument):
+    """The acting principal as {"kind", "id"}; an id that names nobody is not_found naming the argument."""
+    if acting_id.startswith("CLN-"):
+        row = ctx.db.fetch_one("SELECT clinician_id FROM clinicians WHERE clinician_id = ?", (acting_id,))
+        kind = "clinician"
+    else:
+        row = ctx.db.fetch_one("SELECT patient_id FROM patients WHERE patient_id = ?", (acting_id,))
+        kind = "patient"
+    if row is None:
+        raise NotFoundError(f"{argument} {acting_id}: no such {kind}; identify them first (identify_{kind})")
+    return {"kind": kind, "id": acting_id}
+
+
+def _in_care(ctx, clinician_id, patient_id):
+    row = ctx.db.fetch_one(
+        "SELECT count(*) AS n FROM appointments WHERE clinician_id = ? AND patient_id = ? AND status <> 'cancelled'",
+        (clinician_id, patient_id))
+    return row["n"] > 0
+
+
+def _may_act_on(ctx, actor, patient_id):
+    """The care rule: the patient themself, or a clinician who has a visit with the patient that was not cancelled."""
+    if actor["kind"] == "patient":
+        return actor["id"] == patient_id
+    return _in_care(ctx, actor["id"], patient_id)
+
+
+def _party_of(actor, patient_id, clinician_id):
+    """True when the actor is the given patient or the given clinician."""
+    return actor["id"] == (patient_id if actor["kind"] == "patient" else clinician_id)
 
 
 def _split(text):
@@ -269,11 +334,68 @@ def _lab_price(test_code):
     return None
 
 
+# ----------------------------------------------------------------------------- identification
+def identify_patient(ctx, first_name: str | None = None, last_name: str | None = None,
+                     date_of_birth: str | None = None, email: str | None = None) -> dict:
+    if email is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT patient_id, first_name, last_name, date_of_birth, email, state, status FROM patients "
+            "WHERE lower(email) = lower(?) ORDER BY patient_id", (_clean(email),))
+        asked = f"e-mail {email}"
+    elif first_name is not None and last_name is not None:
+        born = optional_date(date_of_birth, "date_of_birth")
+        rows = ctx.db.fetch_all(
+            "SELECT patient_id, first_name, last_name, date_of_birth, email, state, status FROM patients "
+            "WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) "
+            "AND (? IS NULL OR date_of_birth = ?) ORDER BY patient_id",
+            (_clean(first_name), _clean(last_name), born, born))
+        asked = f"{_clean(first_name)} {_clean(last_name)}" + (f" born {born}" if born else "")
+    else:
+        raise InvalidArgumentError("give first_name and last_name (with date_of_birth), or email")
+    if not rows:
+        raise NotFoundError(f"no patient matches {asked}; check the spelling and the date of birth, or ask for the "
+                            f"e-mail on file")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} patients are named {asked}; ask for the date of birth")
+    return rows[0]
+
+
+def identify_clinician(ctx, npi: str | None = None, email: str | None = None, first_name: str | None = None,
+                       last_name: str | None = None) -> dict:
+    if npi is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT clinician_id, first_name, last_name, npi, credential, specialty, email, status FROM clinicians "
+            "WHERE npi = ? AND (? IS NULL OR lower(last_name) = lower(?)) ORDER BY clinician_id",
+            (_clean(npi), last_name, _clean(last_name)))
+        asked = f"NPI {npi}"
+    elif email is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT clinician_id, first_name, last_name, npi, credential, specialty, email, status FROM clinicians "
+            "WHERE lower(email) = lower(?) ORDER BY clinician_id", (_clean(email),))
+        asked = f"e-mail {email}"
+    elif first_name is not None and last_name is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT clinician_id, first_name, last_name, npi, credential, specialty, email, status FROM clinicians "
+            "WHERE lower(first_name) = lower(?) AND lower(last_name) = lower(?) ORDER BY clinician_id",
+            (_clean(first_name), _clean(last_name)))
+        asked = f"{_clean(first_name)} {_clean(last_name)}"
+    else:
+        raise InvalidArgumentError("give npi (with last_name), email, or first_name and last_name")
+    if not rows:
+        raise NotFoundError(f"no clinician matches {asked}; ask for the 10-digit NPI or the clinic e-mail")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} clinicians are named {asked}; ask for the NPI number or the clinic "
+                                   f"e-mail")
+    return rows[0]
+
+
 # ----------------------------------------------------------------------------- patients
-def find_patients(ctx, name: str | None = None, date_of_birth: str | None = None, state: str | None = None,
-                  email: str | None = None, status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _date(date_of_birth, "date_of_birth")
-    _filter(status, PATIENT_STATUSES, "status")
+def find_patients(ctx, acting_clinician_id: str, name: str | None = None, date_of_birth: str | None = None,
+                  state: str | None = None, email: str | None = None, status: str | None = None, limit: int = 20,
+                  offset: int = 0) -> dict:
+    _actor(ctx, acting_clinician_id, "acting_clinician_id")
+    optional_date(date_of_birth, "date_of_birth")
+    optional_choice(status, PATIENT_STATUSES, "status")
     state = state.upper() if state else None
     rows = ctx.db.fetch_all(
         "SELECT patient_id, first_name, last_name, date_of_birth, sex, city, state, email, phone, status "
@@ -286,8 +408,10 @@ def find_patients(ctx, name: str | None = None, date_of_birth: str | None = None
     return _page(rows, limit, offset)
 
 
-def get_patient(ctx, patient_id: str) -> dict:
+def get_patient(ctx, acting_user_id: str, patient_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     patient = _patient(ctx, patient_id)
+    require_permission(_may_act_on(ctx, actor, patient_id), CARE_RULE)
     coverage = ctx.db.fetch_one(
         "SELECT coverage_id FROM coverages WHERE patient_id = ? AND status = 'active'", (patient_id,))
     view = dict(patient)
@@ -297,10 +421,12 @@ def get_patient(ctx, patient_id: str) -> dict:
     return view
 
 
-def update_patient_contact(ctx, patient_id: str, email: str | None = None, phone: str | None = None,
+def update_patient_contact(ctx, acting_patient_id: str, patient_id: str, email: str | None = None, phone: str | None = None,
                            address_line: str | None = None, city: str | None = None, state: str | None = None,
                            postal_code: str | None = None) -> dict:
+    actor = _actor(ctx, acting_patient_id, "acting_patient_id")
     patient = _patient(ctx, patient_id)
+    require_permission(actor["id"] == patient_id, CONTACT_RULE)
     given = {"email": email, "phone": phone, "address_line": address_line, "city": city,
              "state": state.upper() if state else state, "postal_code": postal_code}
     if all(value is None for value in given.values()):
@@ -339,8 +465,10 @@ def update_patient_contact(ctx, patient_id: str, email: str | None = None, phone
             "postal_code": row["postal_code"], "changed_fields": changed}
 
 
-def record_allergy(ctx, patient_id: str, drug_class: str) -> dict:
+def record_allergy(ctx, acting_user_id: str, patient_id: str, drug_class: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     patient = _patient(ctx, patient_id)
+    require_permission(_may_act_on(ctx, actor, patient_id), CARE_RULE)
     drug_class = _clean(drug_class).lower()
     known = ctx.db.fetch_one("SELECT count(*) AS n FROM medications WHERE drug_class = ?", (drug_class,))
     if known["n"] == 0:
@@ -360,9 +488,11 @@ def record_allergy(ctx, patient_id: str, drug_class: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- coverage
-def list_coverages(ctx, patient_id: str, status: str | None = None) -> dict:
+def list_coverages(ctx, acting_user_id: str, patient_id: str, status: str | None = None) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     _patient(ctx, patient_id)
-    _filter(status, COVERAGE_STATUSES, "status")
+    require_permission(_may_act_on(ctx, actor, patient_id), CARE_RULE)
+    optional_choice(status, COVERAGE_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT * FROM coverages WHERE patient_id = ? AND (? IS NULL OR status = ?) "
         "ORDER BY effective_from DESC, coverage_id DESC",
@@ -371,10 +501,12 @@ def list_coverages(ctx, patient_id: str, status: str | None = None) -> dict:
     return {"items": rows}
 
 
-def add_coverage(ctx, patient_id: str, payer_name: str, plan_name: str, member_number: str, telehealth_copay: float,
-                 effective_from: str) -> dict:
+def add_coverage(ctx, acting_patient_id: str, patient_id: str, payer_name: str, plan_name: str, member_number: str,
+                 telehealth_copay: float, effective_from: str) -> dict:
+    actor = _actor(ctx, acting_patient_id, "acting_patient_id")
     _patient(ctx, patient_id)
-    start = _date(effective_from, "effective_from")
+    require_permission(actor["id"] == patient_id, ADD_COVERAGE_RULE)
+    start = require_date(effective_from, "effective_from")
     if not _clean(payer_name) or not _clean(plan_name) or not fullmatch(r"[A-Z0-9]{6,20}", member_number or "") \
             or telehealth_copay < 0 or telehealth_copay > 500:
         raise InvalidArgumentError("payer_name and plan_name must be non-empty, member_number 6-20 upper-case letters "
@@ -400,9 +532,11 @@ def add_coverage(ctx, patient_id: str, payer_name: str, plan_name: str, member_n
     return _coverage(ctx, coverage_id)
 
 
-def terminate_coverage(ctx, coverage_id: str, effective_to: str) -> dict:
+def terminate_coverage(ctx, acting_patient_id: str, coverage_id: str, effective_to: str) -> dict:
+    actor = _actor(ctx, acting_patient_id, "acting_patient_id")
     coverage = _coverage(ctx, coverage_id)
-    end = _date(effective_to, "effective_to")
+    require_permission(actor["id"] == coverage["patient_id"], TERMINATE_COVERAGE_RULE)
+    end = require_date(effective_to, "effective_to")
     if coverage["status"] != "active":
         raise ConflictError(f"coverage {coverage_id} is already terminated (ended {coverage['effective_to']})")
     if end.isoformat() < coverage["effective_from"]:
@@ -424,8 +558,8 @@ def terminate_coverage(ctx, coverage_id: str, effective_to: str) -> dict:
 # ----------------------------------------------------------------------------- clinicians and slots
 def find_clinicians(ctx, specialty: str | None = None, state: str | None = None, name: str | None = None,
                     status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _filter(specialty, SPECIALTIES, "specialty")
-    _filter(status, CLINICIAN_STATUSES, "status")
+    optional_choice(specialty, SPECIALTIES, "specialty")
+    optional_choice(status, CLINICIAN_STATUSES, "status")
     state = state.upper() if state else None
     rows = ctx.db.fetch_all(
         "SELECT * FROM clinicians WHERE (? IS NULL OR specialty = ?) "
@@ -448,7 +582,7 @@ def get_clinician(ctx, clinician_id: str) -> dict:
 def find_open_slots(ctx, clinician_id: str | None = None, specialty: str | None = None, state: str | None = None,
                     date_from: str | None = None, date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
     _date_range(date_from, date_to)
-    _filter(specialty, SPECIALTIES, "specialty")
+    optional_choice(specialty, SPECIALTIES, "specialty")
     state = state.upper() if state else None
     rows = ctx.db.fetch_all(
         "SELECT s.slot_id, s.clinician_id, c.first_name || ' ' || c.last_name AS clinician_name, c.specialty, "
@@ -465,8 +599,11 @@ def find_open_slots(ctx, clinician_id: str | None = None, specialty: str | None 
     return _page(rows, limit, offset)
 
 
-def add_availability_slot(ctx, clinician_id: str, starts_at: str, duration_minutes: int) -> dict:
+def add_availability_slot(ctx, acting_clinician_id: str, clinician_id: str, starts_at: str,
+                          duration_minutes: int) -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     clinician = _clinician(ctx, clinician_id)
+    require_permission(actor["id"] == clinician_id, SLOT_RULE)
     if not fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00", starts_at or ""):
         raise InvalidArgumentError("starts_at must look like 2026-05-20T14:30:00")
     try:
@@ -504,9 +641,11 @@ def add_availability_slot(ctx, clinician_id: str, starts_at: str, duration_minut
 
 
 # ----------------------------------------------------------------------------- triage
-def submit_triage(ctx, patient_id: str, symptoms: str, severity: int, recommended_specialty: str,
-                  red_flags: list | None = None) -> dict:
+def submit_triage(ctx, acting_patient_id: str, patient_id: str, symptoms: str, severity: int,
+                  recommended_specialty: str, red_flags: list | None = None) -> dict:
+    actor = _actor(ctx, acting_patient_id, "acting_patient_id")
     patient = _patient(ctx, patient_id)
+    require_permission(actor["id"] == patient_id, TRIAGE_RULE)
     flags = sorted(set(red_flags or []))
     require_choice(recommended_specialty, SPECIALTIES, "recommended_specialty")
     for flag in flags:
@@ -543,11 +682,16 @@ def submit_triage(ctx, patient_id: str, symptoms: str, severity: int, recommende
     return view
 
 
-def find_triage_assessments(ctx, patient_id: str | None = None, status: str | None = None, acuity: str | None = None,
-                            recommended_specialty: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _filter(status, TRIAGE_STATUSES, "status")
-    _filter(acuity, ACUITIES, "acuity")
-    _filter(recommended_specialty, SPECIALTIES, "recommended_specialty")
+def find_triage_assessments(ctx, acting_user_id: str, patient_id: str | None = None, status: str | None = None,
+                            acuity: str | None = None, recommended_specialty: str | None = None, limit: int = 20,
+                            offset: int = 0) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
+    if actor["kind"] == "patient":
+        require_permission(patient_id is None or patient_id == actor["id"], TRIAGE_LIST_RULE)
+        patient_id = actor["id"]
+    optional_choice(status, TRIAGE_STATUSES, "status")
+    optional_choice(acuity, ACUITIES, "acuity")
+    optional_choice(recommended_specialty, SPECIALTIES, "recommended_specialty")
     rows = ctx.db.fetch_all(
         "SELECT * FROM triage_assessments WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR status = ?) "
         "AND (? IS NULL OR acuity = ?) AND (? IS NULL OR recommended_specialty = ?) "
@@ -558,9 +702,11 @@ def find_triage_assessments(ctx, patient_id: str | None = None, status: str | No
 
 
 # ----------------------------------------------------------------------------- appointments
-def book_appointment(ctx, patient_id: str, slot_id: str, visit_type: str, reason: str,
+def book_appointment(ctx, acting_patient_id: str, patient_id: str, slot_id: str, visit_type: str, reason: str,
                      triage_id: str | None = None) -> dict:
+    actor = _actor(ctx, acting_patient_id, "acting_patient_id")
     patient = _patient(ctx, patient_id)
+    require_permission(actor["id"] == patient_id, BOOK_RULE)
     slot = require_row(
         ctx,
         "SELECT * FROM availability_slots WHERE slot_id = ?",
@@ -648,8 +794,10 @@ def book_appointment(ctx, patient_id: str, slot_id: str, visit_type: str, reason
             "coverage_id": coverage["coverage_id"] if coverage else None, "estimated_patient_cost": cost}
 
 
-def get_appointment(ctx, appointment_id: str) -> dict:
+def get_appointment(ctx, acting_user_id: str, appointment_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(_party_of(actor, appointment["patient_id"], appointment["clinician_id"]), APPOINTMENT_RULE)
     clinician = _clinician(ctx, appointment["clinician_id"])
     view = dict(appointment)
     view["clinician_name"] = f"{clinician['first_name']} {clinician['last_name']}"
@@ -657,11 +805,18 @@ def get_appointment(ctx, appointment_id: str) -> dict:
     return view
 
 
-def find_appointments(ctx, patient_id: str | None = None, clinician_id: str | None = None, status: str | None = None,
-                      date_from: str | None = None, date_to: str | None = None, limit: int = 20,
-                      offset: int = 0) -> dict:
+def find_appointments(ctx, acting_user_id: str, patient_id: str | None = None, clinician_id: str | None = None,
+                      status: str | None = None, date_from: str | None = None, date_to: str | None = None,
+                      limit: int = 20, offset: int = 0) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
+    if actor["kind"] == "patient":
+        require_permission(patient_id is None or patient_id == actor["id"], APPOINTMENTS_RULE)
+        patient_id = actor["id"]
+    else:
+        require_permission(clinician_id is None or clinician_id == actor["id"], APPOINTMENTS_RULE)
+        clinician_id = actor["id"]
     _date_range(date_from, date_to)
-    _filter(status, APPOINTMENT_STATUSES, "status")
+    optional_choice(status, APPOINTMENT_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT a.appointment_id, a.patient_id, a.clinician_id, c.first_name || ' ' || c.last_name AS clinician_name, "
         "c.specialty, a.slot_id, a.triage_id, a.scheduled_at, a.visit_type, a.reason, a.status, a.fee "
@@ -674,8 +829,10 @@ def find_appointments(ctx, patient_id: str | None = None, clinician_id: str | No
     return _page(rows, limit, offset)
 
 
-def cancel_appointment(ctx, appointment_id: str, reason: str) -> dict:
+def cancel_appointment(ctx, acting_user_id: str, appointment_id: str, reason: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(_party_of(actor, appointment["patient_id"], appointment["clinician_id"]), CANCEL_RULE)
     if not _clean(reason):
         raise InvalidArgumentError("reason must be non-empty")
     if appointment["status"] != "scheduled":
@@ -697,8 +854,10 @@ def cancel_appointment(ctx, appointment_id: str, reason: str) -> dict:
             "slot_id": appointment["slot_id"], "triage_id": appointment["triage_id"]}
 
 
-def reschedule_appointment(ctx, appointment_id: str, new_slot_id: str) -> dict:
+def reschedule_appointment(ctx, acting_user_id: str, appointment_id: str, new_slot_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(_party_of(actor, appointment["patient_id"], appointment["clinician_id"]), RESCHEDULE_RULE)
     slot = require_row(
         ctx, "SELECT * FROM availability_slots WHERE slot_id = ?", (new_slot_id,), f"no slot {new_slot_id}"
     )
@@ -729,8 +888,10 @@ def reschedule_appointment(ctx, appointment_id: str, new_slot_id: str) -> dict:
             "scheduled_at": slot["starts_at"], "reschedule_count": count}
 
 
-def check_in_appointment(ctx, appointment_id: str) -> dict:
+def check_in_appointment(ctx, acting_user_id: str, appointment_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(_party_of(actor, appointment["patient_id"], appointment["clinician_id"]), CHECK_IN_RULE)
     if appointment["status"] != "scheduled":
         raise ConflictError(f"appointment {appointment_id} is {appointment['status']}, not scheduled")
     start, now = _moment(appointment["scheduled_at"]), _moment(ctx.now)
@@ -743,8 +904,11 @@ def check_in_appointment(ctx, appointment_id: str) -> dict:
             "patient_id": appointment["patient_id"], "clinician_id": appointment["clinician_id"]}
 
 
-def complete_appointment(ctx, appointment_id: str, diagnosis_code: str, visit_notes: str) -> dict:
+def complete_appointment(ctx, acting_clinician_id: str, appointment_id: str, diagnosis_code: str,
+                         visit_notes: str) -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(actor["id"] == appointment["clinician_id"], COMPLETE_RULE)
     code = _clean(diagnosis_code).upper()
     if not fullmatch(r"[A-Z][0-9][0-9A-Z](\.[0-9A-Z]{1,4})?", code) or not _clean(visit_notes):
         raise InvalidArgumentError("diagnosis_code must be an ICD-10 code like J06.9 or M54.50, and visit_notes "
@@ -777,8 +941,10 @@ def find_medications(ctx, text: str | None = None, drug_class: str | None = None
     return _page(rows, limit, offset)
 
 
-def check_drug_interactions(ctx, patient_id: str, medication_id: str) -> dict:
+def check_drug_interactions(ctx, acting_user_id: str, patient_id: str, medication_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     patient = _patient(ctx, patient_id)
+    require_permission(_may_act_on(ctx, actor, patient_id), CARE_RULE)
     med = _medication(ctx, medication_id)
     found = _interactions(ctx, patient_id, medication_id)
     ranks = dict(SEVERITY_RANK)
@@ -797,9 +963,12 @@ def check_drug_interactions(ctx, patient_id: str, medication_id: str) -> dict:
             "required_lab_order_id": lab["lab_order_id"] if lab else None}
 
 
-def prescribe_medication(ctx, appointment_id: str, medication_id: str, dosage_instructions: str, quantity: int,
-                         days_supply: int, refills: int, acknowledge_interactions: bool = False) -> dict:
+def prescribe_medication(ctx, acting_clinician_id: str, appointment_id: str, medication_id: str,
+                         dosage_instructions: str, quantity: int, days_supply: int, refills: int,
+                         acknowledge_interactions: bool = False) -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(actor["id"] == appointment["clinician_id"], PRESCRIBE_RULE)
     med = _medication(ctx, medication_id)
     if not _clean(dosage_instructions) or quantity < 1 or quantity > 360 or days_supply < 1 or days_supply > 90 \
             or refills < 0:
@@ -861,27 +1030,43 @@ def prescribe_medication(ctx, appointment_id: str, medication_id: str, dosage_in
     return view
 
 
-def find_prescriptions(ctx, patient_id: str | None = None, status: str | None = None, medication_id: str | None = None,
-                       clinician_id: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _filter(status, PRESCRIPTION_STATUSES, "status")
+def find_prescriptions(ctx, acting_user_id: str, patient_id: str | None = None, status: str | None = None,
+                       medication_id: str | None = None, clinician_id: str | None = None, limit: int = 20,
+                       offset: int = 0) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
+    optional_choice(status, PRESCRIPTION_STATUSES, "status")
+    if actor["kind"] == "patient":
+        require_permission(patient_id is None or patient_id == actor["id"], CARE_RULE)
+        patient_id = actor["id"]
+    elif patient_id is not None:
+        require_permission(_in_care(ctx, actor["id"], patient_id), CARE_RULE)
+    carer = actor["id"] if actor["kind"] == "clinician" else None
     rows = ctx.db.fetch_all(
         "SELECT p.prescription_id, p.patient_id, p.clinician_id, p.medication_id, m.name AS medication_name, "
         "m.drug_class, p.appointment_id, p.quantity, p.days_supply, p.refills_allowed, p.refills_used, "
         "p.refills_allowed - p.refills_used AS refills_remaining, p.status, p.prescribed_on, p.expires_on, "
         "p.last_filled_on FROM prescriptions p JOIN medications m ON m.medication_id = p.medication_id "
         "WHERE (? IS NULL OR p.patient_id = ?) AND (? IS NULL OR p.status = ?) AND (? IS NULL OR p.medication_id = ?) "
-        "AND (? IS NULL OR p.clinician_id = ?) ORDER BY p.prescribed_on DESC, p.prescription_id DESC",
-        (patient_id, patient_id, status, status, medication_id, medication_id, clinician_id, clinician_id),
+        "AND (? IS NULL OR p.clinician_id = ?) AND (? IS NULL OR p.patient_id IN (SELECT a.patient_id FROM "
+        "appointments a WHERE a.clinician_id = ? AND a.status <> 'cancelled')) "
+        "ORDER BY p.prescribed_on DESC, p.prescription_id DESC",
+        (patient_id, patient_id, status, status, medication_id, medication_id, clinician_id, clinician_id, carer,
+         carer),
     )
     return _page(rows, limit, offset)
 
 
-def get_prescription(ctx, prescription_id: str) -> dict:
-    return _prescription_view(ctx, _prescription(ctx, prescription_id))
-
-
-def refill_prescription(ctx, prescription_id: str) -> dict:
+def get_prescription(ctx, acting_user_id: str, prescription_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     prescription = _prescription(ctx, prescription_id)
+    require_permission(_may_act_on(ctx, actor, prescription["patient_id"]), CARE_RULE)
+    return _prescription_view(ctx, prescription)
+
+
+def refill_prescription(ctx, acting_user_id: str, prescription_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
+    prescription = _prescription(ctx, prescription_id)
+    require_permission(_party_of(actor, prescription["patient_id"], prescription["clinician_id"]), REFILL_RULE)
     if prescription["status"] != "active":
         raise ConflictError(f"prescription {prescription_id} is {prescription['status']}, not active")
     if prescription["expires_on"] < ctx.today:
@@ -907,8 +1092,10 @@ def refill_prescription(ctx, prescription_id: str) -> dict:
             "status": row["status"], "next_refill_on": _next_refill_on(row)}
 
 
-def discontinue_prescription(ctx, prescription_id: str, reason: str) -> dict:
+def discontinue_prescription(ctx, acting_clinician_id: str, prescription_id: str, reason: str) -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     prescription = _prescription(ctx, prescription_id)
+    require_permission(actor["id"] == prescription["clinician_id"], DISCONTINUE_RULE)
     if not _clean(reason):
         raise InvalidArgumentError("reason must be non-empty")
     if prescription["status"] != "active":
@@ -922,8 +1109,11 @@ def discontinue_prescription(ctx, prescription_id: str, reason: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- labs
-def order_lab_test(ctx, appointment_id: str, test_code: str, priority: str = "routine") -> dict:
+def order_lab_test(ctx, acting_clinician_id: str, appointment_id: str, test_code: str,
+                   priority: str = "routine") -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     appointment = _appointment(ctx, appointment_id)
+    require_permission(actor["id"] == appointment["clinician_id"], ORDER_LAB_RULE)
     require_choice(test_code, LAB_CODES, "test_code")
     require_choice(priority, ("routine", "stat"), "priority")
     price = _lab_price(test_code)
@@ -949,22 +1139,34 @@ def order_lab_test(ctx, appointment_id: str, test_code: str, priority: str = "ro
     return _lab_order(ctx, lab_order_id)
 
 
-def find_lab_orders(ctx, patient_id: str | None = None, status: str | None = None, test_code: str | None = None,
-                    date_from: str | None = None, date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+def find_lab_orders(ctx, acting_user_id: str, patient_id: str | None = None, status: str | None = None,
+                    test_code: str | None = None, date_from: str | None = None, date_to: str | None = None,
+                    limit: int = 20, offset: int = 0) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     _date_range(date_from, date_to)
-    _filter(status, LAB_STATUSES, "status")
-    _filter(test_code, LAB_CODES, "test_code")
+    if actor["kind"] == "patient":
+        require_permission(patient_id is None or patient_id == actor["id"], CARE_RULE)
+        patient_id = actor["id"]
+    elif patient_id is not None:
+        require_permission(_in_care(ctx, actor["id"], patient_id), CARE_RULE)
+    carer = actor["id"] if actor["kind"] == "clinician" else None
+    optional_choice(status, LAB_STATUSES, "status")
+    optional_choice(test_code, LAB_CODES, "test_code")
     rows = ctx.db.fetch_all(
         "SELECT * FROM lab_orders WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR status = ?) "
         "AND (? IS NULL OR test_code = ?) AND (? IS NULL OR ordered_on >= ?) AND (? IS NULL OR ordered_on <= ?) "
-        "ORDER BY ordered_on DESC, lab_order_id DESC",
-        (patient_id, patient_id, status, status, test_code, test_code, date_from, date_from, date_to, date_to),
+        "AND (? IS NULL OR patient_id IN (SELECT a.patient_id FROM appointments a WHERE a.clinician_id = ? "
+        "AND a.status <> 'cancelled')) ORDER BY ordered_on DESC, lab_order_id DESC",
+        (patient_id, patient_id, status, status, test_code, test_code, date_from, date_from, date_to, date_to, carer,
+         carer),
     )
     return _page(rows, limit, offset)
 
 
-def record_lab_collection(ctx, lab_order_id: str) -> dict:
+def record_lab_collection(ctx, acting_clinician_id: str, lab_order_id: str) -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     order = _lab_order(ctx, lab_order_id)
+    require_permission(actor["id"] == order["clinician_id"], COLLECTION_RULE)
     if order["status"] != "ordered":
         raise ConflictError(f"lab order {lab_order_id} is {order['status']}; only ordered specimens can be collected")
     ctx.db.execute("UPDATE lab_orders SET status = 'collected', collected_on = ? WHERE lab_order_id = ?",
@@ -972,8 +1174,10 @@ def record_lab_collection(ctx, lab_order_id: str) -> dict:
     return _lab_order(ctx, lab_order_id)
 
 
-def record_lab_result(ctx, lab_order_id: str, results: list) -> dict:
+def record_lab_result(ctx, acting_clinician_id: str, lab_order_id: str, results: list) -> dict:
+    actor = _actor(ctx, acting_clinician_id, "acting_clinician_id")
     order = _lab_order(ctx, lab_order_id)
+    require_permission(actor["id"] == order["clinician_id"], RESULT_RULE)
     panel = _panel(order["test_code"])
     given = [str(item.get("analyte", "")).upper() for item in results if isinstance(item, dict)]
     expected = [analyte for analyte, unit, low, high in panel]
@@ -1004,8 +1208,10 @@ def record_lab_result(ctx, lab_order_id: str, results: list) -> dict:
             "abnormal_count": len([r for r in recorded if r["flag"] != "normal"]), "results": recorded}
 
 
-def get_lab_results(ctx, lab_order_id: str) -> dict:
+def get_lab_results(ctx, acting_user_id: str, lab_order_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     order = _lab_order(ctx, lab_order_id)
+    require_permission(_may_act_on(ctx, actor, order["patient_id"]), CARE_RULE)
     rows = ctx.db.fetch_all(
         "SELECT result_id, analyte, value, unit, reference_low, reference_high, flag FROM lab_results "
         "WHERE lab_order_id = ? ORDER BY result_id", (lab_order_id,))
@@ -1016,24 +1222,33 @@ def get_lab_results(ctx, lab_order_id: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- claims
-def find_claims(ctx, patient_id: str | None = None, status: str | None = None, appointment_id: str | None = None,
-                coverage_id: str | None = None, date_from: str | None = None, date_to: str | None = None,
-                limit: int = 20, offset: int = 0) -> dict:
+def find_claims(ctx, acting_user_id: str, patient_id: str | None = None, status: str | None = None,
+                appointment_id: str | None = None, coverage_id: str | None = None, date_from: str | None = None,
+                date_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     _date_range(date_from, date_to)
-    _filter(status, CLAIM_STATUSES, "status")
+    if actor["kind"] == "patient":
+        require_permission(patient_id is None or patient_id == actor["id"], CLAIMS_RULE)
+        patient_id = actor["id"]
+    carer = actor["id"] if actor["kind"] == "clinician" else None
+    optional_choice(status, CLAIM_STATUSES, "status")
     rows = ctx.db.fetch_all(
         "SELECT * FROM claims WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR status = ?) "
         "AND (? IS NULL OR appointment_id = ?) AND (? IS NULL OR coverage_id = ?) "
-        "AND (? IS NULL OR created_on >= ?) AND (? IS NULL OR created_on <= ?) ORDER BY created_on DESC, claim_id DESC",
+        "AND (? IS NULL OR created_on >= ?) AND (? IS NULL OR created_on <= ?) "
+        "AND (? IS NULL OR appointment_id IN (SELECT a.appointment_id FROM appointments a WHERE a.clinician_id = ?)) "
+        "ORDER BY created_on DESC, claim_id DESC",
         (patient_id, patient_id, status, status, appointment_id, appointment_id, coverage_id, coverage_id,
-         date_from, date_from, date_to, date_to),
+         date_from, date_from, date_to, date_to, carer, carer),
     )
     return _page(rows, limit, offset)
 
 
-def create_claim(ctx, appointment_id: str, coverage_id: str) -> dict:
+def create_claim(ctx, acting_user_id: str, appointment_id: str, coverage_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     appointment = _appointment(ctx, appointment_id)
     coverage = _coverage(ctx, coverage_id)
+    require_permission(_party_of(actor, appointment["patient_id"], appointment["clinician_id"]), CREATE_CLAIM_RULE)
     if appointment["status"] != "completed":
         raise ConflictError(f"appointment {appointment_id} is {appointment['status']}; only completed visits are billed")
     existing = ctx.db.fetch_one(
@@ -1062,11 +1277,13 @@ def create_claim(ctx, appointment_id: str, coverage_id: str) -> dict:
     return _claim(ctx, claim_id)
 
 
-def submit_claim(ctx, claim_id: str) -> dict:
+def submit_claim(ctx, acting_user_id: str, claim_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     claim = _claim(ctx, claim_id)
+    appointment = _appointment(ctx, claim["appointment_id"])
+    require_permission(_party_of(actor, claim["patient_id"], appointment["clinician_id"]), SUBMIT_CLAIM_RULE)
     if claim["status"] != "draft":
         raise ConflictError(f"claim {claim_id} is {claim['status']}; only drafts can be submitted")
-    appointment = _appointment(ctx, claim["appointment_id"])
     deadline = date.fromisoformat(appointment["scheduled_at"][:10]) + timedelta(days=CLAIM_FILING_DAYS)
     if date.fromisoformat(ctx.today) > deadline:
         raise NotPermittedError(f"the filing deadline for the visit on {appointment['scheduled_at'][:10]} was "
@@ -1075,8 +1292,11 @@ def submit_claim(ctx, claim_id: str) -> dict:
     return _claim(ctx, claim_id)
 
 
-def appeal_claim(ctx, claim_id: str, reason: str) -> dict:
+def appeal_claim(ctx, acting_user_id: str, claim_id: str, reason: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     claim = _claim(ctx, claim_id)
+    appointment = _appointment(ctx, claim["appointment_id"])
+    require_permission(_party_of(actor, claim["patient_id"], appointment["clinician_id"]), APPEAL_CLAIM_RULE)
     if not _clean(reason):
         raise InvalidArgumentError("reason must be non-empty")
     if claim["status"] != "denied":
@@ -1091,10 +1311,13 @@ def appeal_claim(ctx, claim_id: str, reason: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- messages
-def send_message(ctx, patient_id: str, clinician_id: str, sender: str, subject: str, body: str,
+def send_message(ctx, acting_user_id: str, patient_id: str, clinician_id: str, subject: str, body: str,
                  reply_to_message_id: str | None = None) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     patient = _patient(ctx, patient_id)
     _clinician(ctx, clinician_id)
+    require_permission(_party_of(actor, patient_id, clinician_id), SEND_RULE)
+    sender = actor["kind"]
     original = None
     if reply_to_message_id is not None:
         original = require_row(
@@ -1103,7 +1326,6 @@ def send_message(ctx, patient_id: str, clinician_id: str, sender: str, subject: 
             (reply_to_message_id,),
             f"no message {reply_to_message_id}",
         )
-    require_choice(sender, SENDERS, "sender")
     if not _clean(subject) or len(_clean(subject)) > 120 or not _clean(body) or len(_clean(body)) > 2000:
         raise InvalidArgumentError("subject must have 1-120 characters and body 1-2000")
     if original is not None and (original["patient_id"] != patient_id or original["clinician_id"] != clinician_id):
@@ -1126,9 +1348,17 @@ def send_message(ctx, patient_id: str, clinician_id: str, sender: str, subject: 
     return ctx.db.fetch_one("SELECT * FROM messages WHERE message_id = ?", (message_id,))
 
 
-def list_messages(ctx, patient_id: str | None = None, clinician_id: str | None = None, unread_only: bool = False,
-                  sender: str | None = None, text: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    _filter(sender, SENDERS, "sender")
+def list_messages(ctx, acting_user_id: str, patient_id: str | None = None, clinician_id: str | None = None,
+                  unread_only: bool = False, sender: str | None = None, text: str | None = None, limit: int = 20,
+                  offset: int = 0) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
+    optional_choice(sender, SENDERS, "sender")
+    if actor["kind"] == "patient":
+        require_permission(patient_id is None or patient_id == actor["id"], MESSAGES_RULE)
+        patient_id = actor["id"]
+    else:
+        require_permission(clinician_id is None or clinician_id == actor["id"], MESSAGES_RULE)
+        clinician_id = actor["id"]
     rows = ctx.db.fetch_all(
         "SELECT * FROM messages WHERE (? IS NULL OR patient_id = ?) AND (? IS NULL OR clinician_id = ?) "
         "AND (? = 0 OR read_at IS NULL) AND (? IS NULL OR sender = ?) "
@@ -1139,13 +1369,16 @@ def list_messages(ctx, patient_id: str | None = None, clinician_id: str | None =
     return _page(rows, limit, offset)
 
 
-def mark_message_read(ctx, message_id: str) -> dict:
+def mark_message_read(ctx, acting_user_id: str, message_id: str) -> dict:
+    actor = _actor(ctx, acting_user_id, "acting_user_id")
     message = require_row(
         ctx,
         "SELECT * FROM messages WHERE message_id = ?",
         (message_id,),
         f"no message {message_id} (ids look like MSG-00001; use list_messages)",
     )
+    recipient = message["clinician_id"] if message["sender"] == "patient" else message["patient_id"]
+    require_permission(actor["id"] == recipient, READ_RULE)
     if message["read_at"] is not None:
         raise ConflictError(f"message {message_id} was already read at {message['read_at']}")
     ctx.db.execute("UPDATE messages SET read_at = ? WHERE message_id = ?", (ctx.now, message_id))

@@ -731,8 +731,108 @@ def finish(t):
     return t
 
 
+# --------------------------------------------------------------------------- free text
+# Free text is written after every row exists, from its own generator, so that the rows, their ids
+# and every other value stay exactly as the main generator made them.
+TEXT_RNG = random.Random(7340512)
+
+COMMENT_TEMPLATES = (
+    "Pushed a first draft of {t}; feedback welcome before {day}.",
+    "Blocked on {t} until the client sends the credentials.",
+    "{who}, I can pair on {t} {day} afternoon if that helps.",
+    "Moved the estimate for {t} up by {n} h: the scope grew after the review call.",
+    "Looks good to me, {n} small notes inline.",
+    "The client asked whether {t} can land before the demo on {day}.",
+    "Waiting on legal to confirm the wording for {t}.",
+    "Done on my side, handing {t} to {who} for review.",
+    "This overlaps with what we closed last sprint; reusing that work for {t}.",
+    "Raised {t} as a risk at stand-up; no change to the plan for now.",
+    "Attached the updated numbers for {t} to the shared folder.",
+    "Can we split {t} in two? The second half depends on the vendor.",
+    "{who} has the context on {t}; looping them in.",
+    "Half of {t} is done, the rest should be ready by {day}.",
+    "I logged {n} h on {t} today; the tricky part was the edge cases.",
+    "Re-ran the checks for {t}, all green now.",
+    "Quick question on {t}: do we keep the old behaviour behind a flag?",
+    "Spoke to {who} about {t}; we agreed to keep the scope as written.",
+    "Found {n} issues while testing {t}, writing them up now.",
+    "Sorry for the delay on {t}, I was out sick {day}.",
+    "Pinged {who} for a review of {t}.",
+    "{t}: the estimate still holds, nothing new to report.",
+)
+DESCRIPTION_TEMPLATES = (
+    "{T}. Acceptance criteria are in the linked brief; check with {who} before changing scope.",
+    "{T} for {p}. Carry-over from the last planning session; keep decisions in the comments.",
+    "The client flagged this on the last status call: {t}.",
+    "{T}. Needs a second pair of eyes before it goes to review.",
+    "Timebox {t} to the estimate; raise it at stand-up if it runs over.",
+    "{T}. Reference material is in the {p} folder on the shared drive.",
+    "Part of the {p} plan: {t}. {who} owns the follow-up.",
+    "{T}, as agreed in the kick-off. Document anything unexpected.",
+    "{T}. Depends on input from {who}; ask early.",
+    "Follow-up from the retro: {t}, with notes for the next team.",
+)
+SPRINT_GOALS = (
+    "Ship the items promised at the last client demo.", "Clear the review queue and close open defects.",
+    "Finish the groundwork for the next milestone.", "Reduce carry-over; only commit estimated work.",
+    "Get the {p} release candidate ready for testing.", "Close the open questions from the {p} review.",
+    "Hand the first usable version of {p} to the pilot users.", "Stabilise {p}: bugs before features.",
+    "Unblock the tasks waiting on outside input.", "Prepare everything the {p} sign-off needs.",
+)
+REQUEST_NOTES = (
+    "Ready for sign-off.", "Ready for your review: {t}.", "{T} is finished; please approve when you can.",
+    "Second round after the feedback on {t}.", "Could you sign off {t} before {day}?",
+    "All comments on {t} addressed; ready for approval.", "Final version of {t} attached to the task.",
+)
+APPROVE_NOTES = ("Approved.", "Looks good, approved.", "Approved; thanks for the quick turnaround.",
+                 "Approved, nice work on {t}.", "Fine by me. Approved.", "Approved with one small follow-up noted.")
+REJECT_NOTES = ("Please address the open comments on {t} first.", "Numbers do not match the brief; please revise.",
+                "Not yet: {t} is missing the sign-off checklist.", "Please revise {t} after {who}'s feedback.",
+                "The scope changed; update {t} and resubmit.")
+LOG_DETAILS = ("Pairing session", "Review and fixes", "Research", "Client call", "Implementation", "Testing",
+               "Documentation", "Planning", "Bug fixing", "Meeting with {who}", "Rework after review", "Set-up")
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+
+
+def vary_text(t):
+    users = {u["user_id"]: u for u in t["users"]}
+    projects = {p["project_id"]: p for p in t["projects"]}
+    tasks = {row["task_id"]: row for row in t["tasks"]}
+    members = {}
+    for m in t["project_members"]:
+        members.setdefault(m["project_id"], []).append(users[m["user_id"]]["full_name"].split(" ")[0])
+
+    def fill(template, task=None, project_id=None):
+        project_id = project_id or (task["project_id"] if task else None)
+        title = task["title"] if task else ""
+        names = members.get(project_id, ["the team"])
+        return template.format(t=f"\u201c{title}\u201d", T=title, who=TEXT_RNG.choice(names),
+                               p=projects[project_id]["name"] if project_id else "", day=TEXT_RNG.choice(DAYS),
+                               n=TEXT_RNG.choice((2, 3, 4, 6)))
+
+    for row in t["tasks"]:
+        if row["description"] is not None:
+            row["description"] = fill(TEXT_RNG.choice(DESCRIPTION_TEMPLATES), row)
+    for row in t["comments"]:
+        row["body"] = fill(TEXT_RNG.choice(COMMENT_TEMPLATES), tasks[row["task_id"]])
+    for row in t["sprints"]:
+        if row["goal"] is not None and row["goal"] != "Kick-off and discovery.":
+            row["goal"] = fill(TEXT_RNG.choice(SPRINT_GOALS), project_id=row["project_id"])
+    for row in t["approvals"]:
+        task = tasks[row["task_id"]]
+        if row["request_note"] is not None:
+            row["request_note"] = fill(TEXT_RNG.choice(REQUEST_NOTES), task)
+        if row["decision_note"] is not None:
+            pool = APPROVE_NOTES if row["status"] == "approved" else REJECT_NOTES
+            row["decision_note"] = fill(TEXT_RNG.choice(pool), task)
+    for row in t["time_logs"]:
+        if row["note"] is not None:
+            row["note"] = fill(TEXT_RNG.choice(LOG_DETAILS), tasks[row["task_id"]])
+    return t
+
+
 def main():
-    tables = finish(build())
+    tables = vary_text(finish(build()))
     out = Path(__file__).with_name("seed.json")
     text = "{\n" + ",\n".join(
         f"  {json.dumps(name)}: [\n" + ",\n".join("    " + json.dumps(row, ensure_ascii=False) for row in rows) + "\n  ]"

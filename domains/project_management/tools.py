@@ -12,9 +12,11 @@ from scaleenv_mcp.toolkit import (
     InvalidArgumentError,
     NotFoundError,
     NotPermittedError,
+    optional_date,
     require_choice,
     require_date,
     require_page,
+    require_permission,
     require_row,
 )
 
@@ -51,6 +53,34 @@ MAX_ESTIMATE_HOURS = 400
 MAX_LABELS_PER_TASK = 5
 MAX_PAGE = 100
 MAX_COMMENT_LENGTH = 2000
+MANAGING_ROLES = ("owner", "manager")
+CONTRIBUTING_ROLES = ("owner", "manager", "contributor")
+
+# Permission rules: who may make each call (the same words as each tool's `permission` in domain.json).
+CREATE_PROJECT_RULE = "only a user of the workspace may create a project in it"
+PROJECT_STATUS_RULE = "only an owner of the project may change its status"
+ADD_MEMBER_RULE = "only an owner or manager of the project may add members"
+CHANGE_ROLE_RULE = "only an owner of the project may change a member's role"
+REMOVE_MEMBER_RULE = "only an owner or manager of the project may remove a member"
+CREATE_TASK_RULE = "only an owner, manager or contributor of the project may create a task"
+UPDATE_TASK_RULE = "only an owner, manager or contributor of the project may edit a task"
+ASSIGN_TASK_RULE = ("only an owner or manager of the project may assign a task to anyone; "
+                    "a contributor may assign a task only to themself")
+TASK_STATUS_RULE = "only the task's assignee or an owner or manager of the project may change its status"
+ADD_DEPENDENCY_RULE = "only an owner, manager or contributor of the project may add a dependency"
+REMOVE_DEPENDENCY_RULE = "only an owner, manager or contributor of the project may remove a dependency"
+CREATE_SPRINT_RULE = "only an owner or manager of the project may create a sprint"
+START_SPRINT_RULE = "only an owner or manager of the project may start a sprint"
+PLAN_SPRINT_RULE = "only an owner or manager of the project may add a task to a sprint"
+CLOSE_SPRINT_RULE = "only an owner or manager of the project may close a sprint"
+MILESTONE_RULE = "only an owner or manager of the project may mark a milestone reached"
+LOG_TIME_RULE = "only an owner, manager or contributor of the project may log time on its tasks"
+DELETE_TIME_LOG_RULE = "only the author of a time entry may delete it"
+COMMENT_RULE = "only a member of the project may comment on its tasks"
+LABEL_RULE = "only an owner, manager or contributor of the project may label its tasks"
+REQUEST_APPROVAL_RULE = "only an owner, manager or contributor of the project may request an approval"
+DECIDE_APPROVAL_RULE = "only the approver named on the request may decide it"
+TIME_LOGS_RULE = "a user sees their own time entries; an owner or manager sees every entry of their project"
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -83,6 +113,17 @@ def load_user(ctx, user_id):
     )
 
 
+def acting_user(ctx, acting_user_id):
+    """The user the call acts for; not_found names the argument."""
+    return require_row(ctx, "SELECT * FROM users WHERE user_id = ?", (acting_user_id,),
+                       f"acting_user_id {acting_user_id}: no such user; identify the user with identify_user")
+
+
+def require_role(ctx, project_id, user_id, roles, rule):
+    """permission_denied naming ``rule`` unless ``user_id`` holds one of ``roles`` in the project."""
+    require_permission(member_role(ctx, project_id, user_id) in roles, rule)
+
+
 def member_role(ctx, project_id, user_id):
     row = ctx.db.fetch_one("SELECT role FROM project_members WHERE project_id = ? AND user_id = ?",
                            (project_id, user_id))
@@ -113,6 +154,33 @@ def allowed_next(table, status):
 
 
 # ----------------------------------------------------------------------------- read tools
+
+def identify_user(ctx, email: str | None = None, full_name: str | None = None,
+                  workspace_name: str | None = None) -> dict:
+    if email is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT u.user_id, u.full_name, u.email, u.job_title, u.status, u.workspace_id, w.name AS workspace_name "
+            "FROM users u JOIN workspaces w ON w.workspace_id = u.workspace_id "
+            "WHERE lower(u.email) = lower(trim(?)) ORDER BY u.user_id", (email,))
+    elif full_name is not None:
+        rows = ctx.db.fetch_all(
+            "SELECT u.user_id, u.full_name, u.email, u.job_title, u.status, u.workspace_id, w.name AS workspace_name "
+            "FROM users u JOIN workspaces w ON w.workspace_id = u.workspace_id "
+            "WHERE lower(u.full_name) = lower(trim(?)) AND (? IS NULL OR lower(w.name) = lower(trim(?))) "
+            "ORDER BY u.user_id", (full_name, workspace_name, workspace_name))
+    else:
+        raise InvalidArgumentError("give the user's email, or their full name (with their workspace's name when "
+                                   "the name is shared)")
+    if not rows:
+        raise NotFoundError("no user matches; check the spelling or ask for the email address they sign in with")
+    if len(rows) > 1:
+        if len({r["workspace_id"] for r in rows}) > 1:
+            ask = "ask for the name of their workspace (organisation) or their email"
+        else:
+            ask = f"they work at {rows[0]['workspace_name']}; ask for their email"
+        raise InvalidArgumentError(f"{len(rows)} users are named {full_name}; {ask}")
+    return rows[0]
+
 
 def find_users(ctx, text: str | None = None, workspace_id: str | None = None, status: str | None = None,
                limit: int = 20, offset: int = 0) -> dict:
@@ -213,10 +281,8 @@ def find_tasks(ctx, project_id: str | None = None, workspace_id: str | None = No
                due_from: str | None = None, due_to: str | None = None, unassigned_only: bool = False,
                limit: int = 20, offset: int = 0) -> dict:
     require_page(limit, offset, MAX_PAGE)
-    if due_from is not None:
-        require_date(due_from, "due_from")
-    if due_to is not None:
-        require_date(due_to, "due_to")
+    optional_date(due_from, "due_from")
+    optional_date(due_to, "due_to")
     params = (project_id, project_id, workspace_id, workspace_id, status, status, priority, priority,
               assignee_user_id, assignee_user_id, 1 if unassigned_only else 0, sprint_id, sprint_id,
               milestone_id, milestone_id, label_id, label_id, text, text, text, due_from, due_from, due_to, due_to)
@@ -302,16 +368,19 @@ def list_milestones(ctx, project_id: str, status: str | None = None) -> dict:
     return {"items": rows}
 
 
-def list_time_logs(ctx, task_id: str | None = None, user_id: str | None = None, project_id: str | None = None,
-                   date_from: str | None = None, date_to: str | None = None, billable: bool | None = None,
-                   limit: int = 50, offset: int = 0) -> dict:
+def list_time_logs(ctx, acting_user_id: str, task_id: str | None = None, user_id: str | None = None,
+                   project_id: str | None = None, date_from: str | None = None, date_to: str | None = None,
+                   billable: bool | None = None, limit: int = 50, offset: int = 0) -> dict:
+    acting_user(ctx, acting_user_id)
     if task_id is None and user_id is None and project_id is None:
         raise InvalidArgumentError("give at least one of task_id, user_id or project_id")
     require_page(limit, offset, MAX_PAGE)
-    if date_from is not None:
-        require_date(date_from, "date_from")
-    if date_to is not None:
-        require_date(date_to, "date_to")
+    optional_date(date_from, "date_from")
+    optional_date(date_to, "date_to")
+    scope = project_id if task_id is None else load_task(ctx, task_id)["project_id"]
+    require_permission(user_id == acting_user_id
+                       or (scope is not None and member_role(ctx, scope, acting_user_id) in MANAGING_ROLES),
+                       TIME_LOGS_RULE)
     flag = None if billable is None else (1 if billable else 0)
     params = (task_id, task_id, user_id, user_id, project_id, project_id, date_from, date_from, date_to, date_to,
               flag, flag)
@@ -375,14 +444,16 @@ def list_approvals(ctx, status: str | None = None, approver_user_id: str | None 
 
 # ----------------------------------------------------------------------------- projects and members
 
-def create_project(ctx, workspace_id: str, name: str, lead_user_id: str, start_date: str, target_date: str,
-                   budget_hours: int, description: str | None = None) -> dict:
+def create_project(ctx, acting_user_id: str, workspace_id: str, name: str, lead_user_id: str, start_date: str,
+                   target_date: str, budget_hours: int, description: str | None = None) -> dict:
+    actor = acting_user(ctx, acting_user_id)
     workspace = require_row(
         ctx,
         "SELECT * FROM workspaces WHERE workspace_id = ?",
         (workspace_id,),
         f"no workspace {workspace_id}; list workspaces with list_workspaces",
     )
+    require_permission(actor["workspace_id"] == workspace_id, CREATE_PROJECT_RULE)
     if workspace["status"] != "active":
         raise NotPermittedError(f"workspace {workspace_id} is suspended: no new projects")
     name = name.strip()
@@ -423,8 +494,10 @@ def create_project(ctx, workspace_id: str, name: str, lead_user_id: str, start_d
             "budget_hours": budget_hours}
 
 
-def update_project_status(ctx, project_id: str, status: str) -> dict:
+def update_project_status(ctx, acting_user_id: str, project_id: str, status: str) -> dict:
+    acting_user(ctx, acting_user_id)
     project = load_project(ctx, project_id)
+    require_role(ctx, project_id, acting_user_id, ("owner",), PROJECT_STATUS_RULE)
     require_choice(status, PROJECT_STATUSES, "status")
     current = project["status"]
     if status not in allowed_next(PROJECT_TRANSITIONS, current):
@@ -443,7 +516,10 @@ def update_project_status(ctx, project_id: str, status: str) -> dict:
     return {"project_id": project_id, "previous_status": current, "status": status}
 
 
-def add_project_member(ctx, project_id: str, user_id: str, role: str) -> dict:
+def add_project_member(ctx, acting_user_id: str, project_id: str, user_id: str, role: str) -> dict:
+    acting_user(ctx, acting_user_id)
+    load_project(ctx, project_id)
+    require_role(ctx, project_id, acting_user_id, MANAGING_ROLES, ADD_MEMBER_RULE)
     project = writable_project(ctx, project_id)
     user = load_user(ctx, user_id)
     require_choice(role, ROLES, "role")
@@ -465,7 +541,10 @@ def add_project_member(ctx, project_id: str, user_id: str, role: str) -> dict:
     return {"project_id": project_id, "user_id": user_id, "role": role, "joined_on": ctx.today}
 
 
-def change_member_role(ctx, project_id: str, user_id: str, role: str) -> dict:
+def change_member_role(ctx, acting_user_id: str, project_id: str, user_id: str, role: str) -> dict:
+    acting_user(ctx, acting_user_id)
+    load_project(ctx, project_id)
+    require_role(ctx, project_id, acting_user_id, ("owner",), CHANGE_ROLE_RULE)
     writable_project(ctx, project_id)
     require_choice(role, ROLES, "role")
     current = member_role(ctx, project_id, user_id)
@@ -489,7 +568,10 @@ def change_member_role(ctx, project_id: str, user_id: str, role: str) -> dict:
     return {"project_id": project_id, "user_id": user_id, "previous_role": current, "role": role}
 
 
-def remove_project_member(ctx, project_id: str, user_id: str) -> dict:
+def remove_project_member(ctx, acting_user_id: str, project_id: str, user_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
+    load_project(ctx, project_id)
+    require_role(ctx, project_id, acting_user_id, MANAGING_ROLES, REMOVE_MEMBER_RULE)
     project = writable_project(ctx, project_id)
     current = member_role(ctx, project_id, user_id)
     if current is None:
@@ -513,10 +595,14 @@ def remove_project_member(ctx, project_id: str, user_id: str) -> dict:
 
 # ----------------------------------------------------------------------------- tasks
 
-def create_task(ctx, project_id: str, title: str, reporter_user_id: str, priority: str = "medium",
+def create_task(ctx, acting_user_id: str, project_id: str, title: str, priority: str = "medium",
                 description: str | None = None, estimate_hours: float | None = None,
                 assignee_user_id: str | None = None, due_date: str | None = None, milestone_id: str | None = None,
                 requires_approval: bool = False) -> dict:
+    acting_user(ctx, acting_user_id)
+    load_project(ctx, project_id)
+    require_role(ctx, project_id, acting_user_id, CONTRIBUTING_ROLES, CREATE_TASK_RULE)
+    reporter_user_id = acting_user_id
     writable_project(ctx, project_id)
     title = title.strip()
     if not title:
@@ -526,9 +612,6 @@ def create_task(ctx, project_id: str, title: str, reporter_user_id: str, priorit
         raise InvalidArgumentError(f"estimate_hours must be between 0 and {MAX_ESTIMATE_HOURS}")
     if due_date is not None and require_date(due_date, "due_date") < date.fromisoformat(ctx.today):
         raise InvalidArgumentError(f"due_date {due_date} is in the past (today is {ctx.today})")
-    load_user(ctx, reporter_user_id)
-    if member_role(ctx, project_id, reporter_user_id) is None:
-        raise NotPermittedError(f"reporter {reporter_user_id} is not a member of {project_id}")
     if assignee_user_id is not None:
         assignee = load_user(ctx, assignee_user_id)
         role = member_role(ctx, project_id, assignee_user_id)
@@ -556,9 +639,11 @@ def create_task(ctx, project_id: str, title: str, reporter_user_id: str, priorit
             "due_date": due_date, "requires_approval": requires_approval}
 
 
-def update_task(ctx, task_id: str, title: str | None = None, description: str | None = None,
+def update_task(ctx, acting_user_id: str, task_id: str, title: str | None = None, description: str | None = None,
                 priority: str | None = None, estimate_hours: float | None = None, due_date: str | None = None) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
+    require_role(ctx, task["project_id"], acting_user_id, CONTRIBUTING_ROLES, UPDATE_TASK_RULE)
     if title is None and description is None and priority is None and estimate_hours is None and due_date is None:
         raise InvalidArgumentError("give at least one field to change")
     writable_project(ctx, task["project_id"])
@@ -598,9 +683,13 @@ def update_task(ctx, task_id: str, title: str | None = None, description: str | 
     return {"task_id": task_id, "updated_fields": sorted(changed), "task": task_summary(load_task(ctx, task_id))}
 
 
-def assign_task(ctx, task_id: str, assignee_user_id: str) -> dict:
+def assign_task(ctx, acting_user_id: str, task_id: str, assignee_user_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
     user = load_user(ctx, assignee_user_id)
+    acting_role = member_role(ctx, task["project_id"], acting_user_id)
+    require_permission(acting_role in MANAGING_ROLES
+                       or (acting_role == "contributor" and assignee_user_id == acting_user_id), ASSIGN_TASK_RULE)
     writable_project(ctx, task["project_id"])
     if task["status"] in CLOSED_TASK_STATUSES:
         raise ConflictError(f"task {task_id} is {task['status']}")
@@ -616,8 +705,11 @@ def assign_task(ctx, task_id: str, assignee_user_id: str) -> dict:
             "previous_assignee_user_id": task["assignee_user_id"]}
 
 
-def change_task_status(ctx, task_id: str, status: str) -> dict:
+def change_task_status(ctx, acting_user_id: str, task_id: str, status: str) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
+    require_permission(task["assignee_user_id"] == acting_user_id
+                       or member_role(ctx, task["project_id"], acting_user_id) in MANAGING_ROLES, TASK_STATUS_RULE)
     require_choice(status, TASK_STATUSES, "status")
     writable_project(ctx, task["project_id"])
     current = task["status"]
@@ -657,9 +749,11 @@ def change_task_status(ctx, task_id: str, status: str) -> dict:
             "sprint_id": sprint_id, "withdrawn_approval_ids": withdrawn}
 
 
-def add_task_dependency(ctx, task_id: str, depends_on_task_id: str) -> dict:
+def add_task_dependency(ctx, acting_user_id: str, task_id: str, depends_on_task_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
     other = load_task(ctx, depends_on_task_id)
+    require_role(ctx, task["project_id"], acting_user_id, CONTRIBUTING_ROLES, ADD_DEPENDENCY_RULE)
     if task_id == depends_on_task_id:
         raise InvalidArgumentError("a task cannot depend on itself")
     if task["project_id"] != other["project_id"]:
@@ -686,8 +780,10 @@ def add_task_dependency(ctx, task_id: str, depends_on_task_id: str) -> dict:
             "depends_on_status": other["status"]}
 
 
-def remove_task_dependency(ctx, task_id: str, depends_on_task_id: str) -> dict:
+def remove_task_dependency(ctx, acting_user_id: str, task_id: str, depends_on_task_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
+    require_role(ctx, task["project_id"], acting_user_id, CONTRIBUTING_ROLES, REMOVE_DEPENDENCY_RULE)
     require_row(
         ctx,
         "SELECT 1 AS x FROM task_dependencies WHERE task_id = ? AND depends_on_task_id = ?",
@@ -705,9 +801,11 @@ def remove_task_dependency(ctx, task_id: str, depends_on_task_id: str) -> dict:
 
 # ----------------------------------------------------------------------------- sprints and milestones
 
-def create_sprint(ctx, project_id: str, name: str, start_date: str, end_date: str, capacity_hours: int,
-                  goal: str | None = None) -> dict:
+def create_sprint(ctx, acting_user_id: str, project_id: str, name: str, start_date: str, end_date: str,
+                  capacity_hours: int, goal: str | None = None) -> dict:
+    acting_user(ctx, acting_user_id)
     project = load_project(ctx, project_id)
+    require_role(ctx, project_id, acting_user_id, MANAGING_ROLES, CREATE_SPRINT_RULE)
     if project["status"] not in ("planning", "active"):
         raise NotPermittedError(f"project {project_id} is {project['status']}; sprints need a planning or active "
                                 "project")
@@ -738,8 +836,10 @@ def create_sprint(ctx, project_id: str, name: str, start_date: str, end_date: st
             "start_date": start_date, "end_date": end_date, "capacity_hours": capacity_hours}
 
 
-def start_sprint(ctx, sprint_id: str) -> dict:
+def start_sprint(ctx, acting_user_id: str, sprint_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     sprint = require_row(ctx, "SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,), f"no sprint {sprint_id}")
+    require_role(ctx, sprint["project_id"], acting_user_id, MANAGING_ROLES, START_SPRINT_RULE)
     project = load_project(ctx, sprint["project_id"])
     if project["status"] != "active":
         raise NotPermittedError(f"project {project['project_id']} is {project['status']}; only active projects run "
@@ -760,9 +860,11 @@ def start_sprint(ctx, sprint_id: str) -> dict:
             "committed_hours": sprint_committed(ctx, sprint_id), "capacity_hours": sprint["capacity_hours"]}
 
 
-def add_task_to_sprint(ctx, task_id: str, sprint_id: str) -> dict:
+def add_task_to_sprint(ctx, acting_user_id: str, task_id: str, sprint_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
     sprint = require_row(ctx, "SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,), f"no sprint {sprint_id}")
+    require_role(ctx, task["project_id"], acting_user_id, MANAGING_ROLES, PLAN_SPRINT_RULE)
     if sprint["project_id"] != task["project_id"]:
         raise InvalidArgumentError(f"sprint {sprint_id} belongs to project {sprint['project_id']}, task {task_id} "
                                    f"to {task['project_id']}")
@@ -785,8 +887,10 @@ def add_task_to_sprint(ctx, task_id: str, sprint_id: str) -> dict:
             "committed_hours": committed, "capacity_hours": sprint["capacity_hours"]}
 
 
-def close_sprint(ctx, sprint_id: str, carry_over_sprint_id: str | None = None) -> dict:
+def close_sprint(ctx, acting_user_id: str, sprint_id: str, carry_over_sprint_id: str | None = None) -> dict:
+    acting_user(ctx, acting_user_id)
     sprint = require_row(ctx, "SELECT * FROM sprints WHERE sprint_id = ?", (sprint_id,), f"no sprint {sprint_id}")
+    require_role(ctx, sprint["project_id"], acting_user_id, MANAGING_ROLES, CLOSE_SPRINT_RULE)
     writable_project(ctx, sprint["project_id"])
     if sprint["status"] != "active":
         raise ConflictError(f"sprint {sprint_id} is {sprint['status']}; only an active sprint can be closed")
@@ -813,13 +917,15 @@ def close_sprint(ctx, sprint_id: str, carry_over_sprint_id: str | None = None) -
             "carry_over_sprint_id": carry_over_sprint_id}
 
 
-def mark_milestone_reached(ctx, milestone_id: str) -> dict:
+def mark_milestone_reached(ctx, acting_user_id: str, milestone_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     milestone = require_row(
         ctx,
         "SELECT * FROM milestones WHERE milestone_id = ?",
         (milestone_id,),
         f"no milestone {milestone_id}; list milestones with list_milestones",
     )
+    require_role(ctx, milestone["project_id"], acting_user_id, MANAGING_ROLES, MILESTONE_RULE)
     writable_project(ctx, milestone["project_id"])
     if milestone["status"] == "reached":
         raise ConflictError(f"milestone {milestone_id} was already reached on {milestone['reached_on']}")
@@ -840,14 +946,13 @@ def mark_milestone_reached(ctx, milestone_id: str) -> dict:
 
 # ----------------------------------------------------------------------------- time, comments, labels
 
-def log_time(ctx, task_id: str, user_id: str, work_date: str, hours: float, note: str | None = None,
+def log_time(ctx, acting_user_id: str, task_id: str, work_date: str, hours: float, note: str | None = None,
              billable: bool = True) -> dict:
+    user = acting_user(ctx, acting_user_id)
+    user_id = acting_user_id
     task = load_task(ctx, task_id)
-    user = load_user(ctx, user_id)
+    require_role(ctx, task["project_id"], user_id, CONTRIBUTING_ROLES, LOG_TIME_RULE)
     writable_project(ctx, task["project_id"])
-    role = member_role(ctx, task["project_id"], user_id)
-    if role is None or role == "viewer":
-        raise NotPermittedError(f"user {user_id} is not a contributing member of {task['project_id']}")
     if user["status"] != "active":
         raise NotPermittedError(f"user {user_id} is deactivated")
     day = require_date(work_date, "work_date")
@@ -879,15 +984,15 @@ def log_time(ctx, task_id: str, user_id: str, work_date: str, hours: float, note
             "user_day_total_hours": float(day_total)}
 
 
-def delete_time_log(ctx, time_log_id: str, user_id: str) -> dict:
+def delete_time_log(ctx, acting_user_id: str, time_log_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     entry = require_row(
         ctx,
         "SELECT * FROM time_logs WHERE time_log_id = ?",
         (time_log_id,),
         f"no time log {time_log_id}; list entries with list_time_logs",
     )
-    if entry["user_id"] != user_id:
-        raise NotPermittedError(f"time log {time_log_id} belongs to {entry['user_id']}; only its author may delete it")
+    require_permission(entry["user_id"] == acting_user_id, DELETE_TIME_LOG_RULE)
     task = load_task(ctx, entry["task_id"])
     writable_project(ctx, task["project_id"])
     lock = date.fromisoformat(ctx.today) - timedelta(days=TIMESHEET_LOCK_DAYS)
@@ -901,12 +1006,12 @@ def delete_time_log(ctx, time_log_id: str, user_id: str) -> dict:
             "task_logged_hours": remaining}
 
 
-def add_comment(ctx, task_id: str, author_user_id: str, body: str) -> dict:
+def add_comment(ctx, acting_user_id: str, task_id: str, body: str) -> dict:
+    acting_user(ctx, acting_user_id)
+    author_user_id = acting_user_id
     task = load_task(ctx, task_id)
-    load_user(ctx, author_user_id)
+    require_role(ctx, task["project_id"], author_user_id, ROLES, COMMENT_RULE)
     writable_project(ctx, task["project_id"])
-    if member_role(ctx, task["project_id"], author_user_id) is None:
-        raise NotPermittedError(f"user {author_user_id} is not a member of {task['project_id']}")
     if not body.strip() or len(body) > MAX_COMMENT_LENGTH:
         raise InvalidArgumentError(f"body must be 1 to {MAX_COMMENT_LENGTH} characters of text")
     comment_id = ctx.new_id("CMT")
@@ -915,7 +1020,8 @@ def add_comment(ctx, task_id: str, author_user_id: str, body: str) -> dict:
     return {"comment_id": comment_id, "task_id": task_id, "author_user_id": author_user_id, "created_at": ctx.now}
 
 
-def add_label_to_task(ctx, task_id: str, label_id: str) -> dict:
+def add_label_to_task(ctx, acting_user_id: str, task_id: str, label_id: str) -> dict:
+    acting_user(ctx, acting_user_id)
     task = load_task(ctx, task_id)
     label = require_row(
         ctx,
@@ -923,6 +1029,7 @@ def add_label_to_task(ctx, task_id: str, label_id: str) -> dict:
         (label_id,),
         f"no label {label_id}; list labels with list_labels",
     )
+    require_role(ctx, task["project_id"], acting_user_id, CONTRIBUTING_ROLES, LABEL_RULE)
     project = writable_project(ctx, task["project_id"])
     if label["workspace_id"] != project["workspace_id"]:
         raise InvalidArgumentError(f"label {label_id} belongs to workspace {label['workspace_id']}, the task to "
@@ -940,9 +1047,11 @@ def add_label_to_task(ctx, task_id: str, label_id: str) -> dict:
 
 # ----------------------------------------------------------------------------- approvals
 
-def request_approval(ctx, task_id: str, requested_by_user_id: str, approver_user_id: str,
-                     note: str | None = None) -> dict:
+def request_approval(ctx, acting_user_id: str, task_id: str, approver_user_id: str, note: str | None = None) -> dict:
+    acting_user(ctx, acting_user_id)
+    requested_by_user_id = acting_user_id
     task = load_task(ctx, task_id)
+    require_role(ctx, task["project_id"], requested_by_user_id, CONTRIBUTING_ROLES, REQUEST_APPROVAL_RULE)
     writable_project(ctx, task["project_id"])
     if task["requires_approval"] != 1:
         raise ConflictError(f"task {task_id} does not require approval")
@@ -950,8 +1059,6 @@ def request_approval(ctx, task_id: str, requested_by_user_id: str, approver_user
         raise ConflictError(f"task {task_id} is {task['status']}; move it to in_review before asking for approval")
     if approver_user_id == requested_by_user_id:
         raise InvalidArgumentError("the approver must be someone other than the requester")
-    if member_role(ctx, task["project_id"], requested_by_user_id) is None:
-        raise NotPermittedError(f"user {requested_by_user_id} is not a member of {task['project_id']}")
     if member_role(ctx, task["project_id"], approver_user_id) not in ("owner", "manager"):
         raise NotPermittedError(f"user {approver_user_id} is not an owner or manager of {task['project_id']}")
     pending = ctx.db.fetch_one("SELECT approval_id FROM approvals WHERE task_id = ? AND status = 'pending'",
@@ -968,7 +1075,8 @@ def request_approval(ctx, task_id: str, requested_by_user_id: str, approver_user
             "requested_at": ctx.now}
 
 
-def decide_approval(ctx, approval_id: str, approver_user_id: str, decision: str, note: str | None = None) -> dict:
+def decide_approval(ctx, acting_user_id: str, approval_id: str, decision: str, note: str | None = None) -> dict:
+    acting_user(ctx, acting_user_id)
     approval = require_row(
         ctx,
         "SELECT * FROM approvals WHERE approval_id = ?",
@@ -976,9 +1084,7 @@ def decide_approval(ctx, approval_id: str, approver_user_id: str, decision: str,
         f"no approval {approval_id}; list approvals with list_approvals",
     )
     require_choice(decision, ("approved", "rejected"), "decision")
-    if approval["approver_user_id"] != approver_user_id:
-        raise NotPermittedError(f"approval {approval_id} is assigned to {approval['approver_user_id']}, "
-                                f"not {approver_user_id}")
+    require_permission(approval["approver_user_id"] == acting_user_id, DECIDE_APPROVAL_RULE)
     if approval["status"] != "pending":
         raise ConflictError(f"approval {approval_id} is already {approval['status']}")
     if decision == "rejected" and (note is None or not note.strip()):

@@ -640,6 +640,16 @@ for row in interviews:
     closer = extra.choice(CLOSERS_YES if good else CLOSERS_NO)
     row["feedback"] = f"{opener} {topic}. {closer}"
 
+# ----------------------------------------------------------------------------- the next 24 hours
+# Added with the refusal tasks (issue #21): a few upcoming interviews start within a day of the
+# clock, so the policy's "no changes within 24 hours" rule has rows to bite on (the tools would
+# still move or cancel them). Set by id so that every other row keeps its values.
+SOON = {"IVW-00032": "2026-05-12T15:00:00", "IVW-00104": "2026-05-12T16:30:00",
+        "IVW-00080": "2026-05-13T09:30:00", "IVW-00071": "2026-05-13T10:00:00"}
+for row in interviews:
+    if row["interview_id"] in SOON:
+        row["scheduled_at"] = SOON[row["interview_id"]]
+
 seed = {
     "candidates": candidates,
     "candidate_skills": candidate_skills,

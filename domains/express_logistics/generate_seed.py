@@ -8,6 +8,10 @@ EU border, delivered, and sometimes claimed for. Every row is consistent with th
 tools enforce (prices from the route tariff, tracking history matching the status, account
 balances matching account payments), and near neighbours exist on purpose (customers with
 the same name, several shipments per customer in different states, twin depots in a city).
+Most shipments are delivered, as in a live network: the current ones are joined by a history of
+older deliveries. Staff (dispatchers per depot, customs officers, claims handlers) are the other
+people the agent acts for; two dispatchers share a full name. Claim descriptions are the
+claimants' own words, composed so that no text repeats.
 """
 
 from __future__ import annotations
@@ -115,7 +119,8 @@ BUSINESS = [
     ("Oliver Bennett", "Bennett Audio Ltd", "London"), ("Julia Sommer", "Sommer Naturkosmetik GmbH", "Berlin"),
 ]
 SUSPENDED = {("Mia Schulz", None), ("Carmen Ruiz", None), ("Claire Moreau", "Moreau Papeterie SARL")}
-PHONE_PREFIX = {"DE": "+49", "FR": "+33", "NL": "+31", "IT": "+39", "ES": "+34", "GB": "+44", "CH": "+41", "AT": "+43"}
+PHONE_PREFIX = {"DE": "+49", "FR": "+33", "NL": "+31", "IT": "+39", "ES": "+34", "GB": "+44", "CH": "+41", "AT": "+43",
+                "NO": "+47", "PL": "+48", "BE": "+32", "DK": "+45", "CZ": "+420"}
 
 CONTENTS = {
     "personal": [("Books and photo albums", "490199", 4500), ("Winter clothing", "620293", 12000),
@@ -211,11 +216,93 @@ def duty(declared: int) -> int:
     return declared * DUTY_PERCENT // 100 if declared > DE_MINIMIS_CENTS else 0
 
 
+HISTORY_DELIVERIES = 56
+
+CLAIM_OPENERS = {
+    "damage": ["The {item} arrived damaged", "When we opened the box the {item} were damaged",
+               "Our {item} came out of the carton broken", "Part of the {item} was unusable on arrival",
+               "The {item} did not survive the trip"],
+    "delay": ["The parcel of {item} arrived after the promised date", "Our {item} came late",
+              "Delivery of the {item} missed the guaranteed day", "We paid for on-time delivery of the {item}"],
+    "loss": ["The {item} never arrived", "Tracking for our {item} stopped and nothing came",
+             "Nobody can tell us where the {item} are"],
+}
+CLAIM_DETAILS = {
+    "damage": ["the outer carton was crushed on one corner", "the box was soaked through on one side",
+               "two pieces were cracked and one scratched", "the tape had been cut and resealed",
+               "a forklift puncture went straight through the side", "the padding had shifted to one end",
+               "the label side was dented in", "glass fragments rattled inside when we picked it up",
+               "the pallet wrap was torn and the top layer fell", "the courier left it in the rain by the door"],
+    "delay": ["the event it was meant for had already passed", "our customer cancelled the order because of it",
+              "we had to send a replacement by another carrier", "the shop opening went ahead without it",
+              "it was a birthday present and arrived three days after", "the tracking showed it sitting at the depot",
+              "we missed a trade fair deadline", "the recipient had already left for holiday"],
+    "loss": ["the last scan shows it leaving the origin depot", "the depot says it was never unloaded",
+             "the recipient has waited more than two weeks", "no one at the hotline could locate it",
+             "we have had to refund our customer in the meantime"],
+}
+CLAIM_ASKS = ["Please refund the declared value.", "We are asking for compensation.", "Photos are attached.",
+              "The invoice is attached for the value.", "Please call back on the number on the account.",
+              "We would like this settled quickly.", "", "", ""]
+STAFF_FIRST = ["Anja", "Bruno", "Céline", "Dirk", "Elif", "Fabio", "Gemma", "Hanna", "Ivo", "Jana", "Kevin",
+               "Laura", "Mathis", "Nora", "Omar", "Petra", "Quentin", "Rosa", "Sami", "Tessa", "Ugo", "Vera",
+               "Wouter", "Xenia", "Yann", "Zofia", "Arjen", "Bea", "Cem", "Dora"]
+STAFF_LAST = ["Albers", "Bauer", "Costa", "Dekker", "Engel", "Fischer", "Garnier", "Hansen", "Iglesias", "Jovanović",
+              "Kühn", "Leroy", "Moretti", "Nielsen", "Oliveira", "Peeters", "Quint", "Rossi", "Sauer", "Teixeira",
+              "Urban", "Vidal", "Winter", "Zimmer", "Brandt", "Colin", "Esposito", "Haas"]
+
+
+def claim_text(rng: Random, claim_type: str, item: str, resubmitted: bool) -> str:
+    """A claimant's own description: what arrived (or did not), a detail, sometimes what they ask for."""
+    text = f"{rng.choice(CLAIM_OPENERS[claim_type]).format(item=item)}: {rng.choice(CLAIM_DETAILS[claim_type])}."
+    ask = rng.choice(CLAIM_ASKS)
+    if resubmitted:
+        text = f"Resubmitting with photos. {text}"
+    return f"{text} {ask}".strip()
+
+
+def make_staff(rng: Random, depots: list[dict], couriers: list[dict]) -> list[dict]:
+    """Operations staff: dispatchers at every depot that runs couriers, customs officers and claims handlers.
+
+    Two dispatchers share a full name on purpose (at different depots), so a name alone is not enough.
+    """
+    crewed = sorted({c["depot_id"] for c in couriers})
+    open_depots = [d for d in depots if d["status"] == "open" and d["depot_id"] not in crewed]
+    plan = [(d, "dispatcher") for d in crewed for _ in range(2)]
+    plan += [(d["depot_id"], "dispatcher") for d in open_depots[:4]]
+    gateways = [d["depot_id"] for d in depots if d["code"] in ("LON1", "ZRH1", "MAN1", "OSL1", "GVA1", "FRA1")]
+    plan += [(d, "customs_officer") for d in gateways] + [(gateways[0], "customs_officer")]
+    hq = next(d["depot_id"] for d in depots if d["code"] == "FRA1")
+    plan += [(hq, "claims_handler")] * 5 + [(next(d["depot_id"] for d in depots if d["code"] == "AMS1"), "claims_handler")] * 2
+    country = {d["depot_id"]: d["country"] for d in depots}
+    staff, used = [], set()
+    for i, (depot_id, role) in enumerate(plan, start=1):
+        while True:
+            name = f"{rng.choice(STAFF_FIRST)} {rng.choice(STAFF_LAST)}"
+            if name not in used:
+                break
+        used.add(name)
+        staff.append({"staff_id": f"STF-{i:05d}", "name": name, "email": "", "phone": "", "role": role,
+                      "depot_id": depot_id})
+    staff[9]["name"] = staff[2]["name"]  # the same name at another depot
+    emails = set()
+    for row in staff:
+        base = slug_email(row["name"])
+        email = f"{base}@expresslogistics.eu"
+        if email in emails:
+            email = f"{base}.{row['staff_id'][-2:]}@expresslogistics.eu"
+        emails.add(email)
+        row["email"] = email
+        prefix = PHONE_PREFIX.get(country[row["depot_id"]], "+49")
+        row["phone"] = f"{prefix} {rng.randint(150, 179)} {rng.randint(1000000, 9999999)}"
+    return staff
+
+
 def main() -> None:
     r = RNG
     seed: dict[str, list[dict]] = {t: [] for t in (
         "customers", "depots", "addresses", "routes", "couriers", "rate_quotes", "shipments", "parcels",
-        "tracking_events", "pickups", "customs_declarations", "claims")}
+        "tracking_events", "pickups", "customs_declarations", "claims", "staff")}
 
     # -- depots ---------------------------------------------------------------------------------
     depot_ids: dict[str, str] = {}
@@ -433,7 +520,9 @@ def main() -> None:
                        "occurred_at": at, "note": note})
 
     account_spend: dict[str, int] = {}
-    for k, status in enumerate(plan_status):
+    def build(k: int, status: str, history: bool = False) -> None:
+        """One shipment in ``status`` with its quote, parcels, events, pickups and declarations; ``history``: an
+        older delivery, created 31-150 days ago (before the current account period)."""
         s, oa, ra, route = pick_pair(status, k)
         sid = nid("SHP")
         # creation date by status
@@ -455,6 +544,8 @@ def main() -> None:
             created = TODAY - timedelta(days=r.randint(12 + route["transit_days"], 50))
         else:
             created = TODAY - timedelta(days=r.randint(6 + route["transit_days"], 80))
+            if history:
+                created = TODAY - timedelta(days=r.randint(31, 150))
         created = not_sunday(created) if created < TODAY else created
         # parcels
         ctype = "personal" if s["account_type"] == "personal" else s["company"]
@@ -550,7 +641,7 @@ def main() -> None:
         decl_row = declarations[-1] if declarations and declarations[-1]["shipment_id"] == sid else None
 
         if status in ("awaiting_payment",):
-            continue
+            return
         if status == "cancelled":
             cancel_day = created + timedelta(days=r.choice([0, 1]))
             if paid:
@@ -563,24 +654,24 @@ def main() -> None:
             event(sid, "cancelled", None, ts(cancel_day, 17, r.randint(0, 59)),
                   r.choice(["Customer no longer needs the delivery", "Booked twice by mistake",
                             "Recipient collected in person"]))
-            continue
+            return
         # pickup
         if status == "booked":
             roll = k % 4
             if roll == 3:
-                continue  # booked, no pickup yet
+                return  # booked, no pickup yet
             pdate = not_sunday(TODAY + timedelta(days=r.choice([0, 1, 2])))
             cr = None
             if roll in (0, 1):
                 cands = depot_couriers(odep)
                 cr = r.choice(cands)["courier_id"] if cands else None
             if cust_req and decl_row is not None and decl_row["status"] == "draft":
-                continue  # cannot schedule before the declaration is submitted
+                return  # cannot schedule before the declaration is submitted
             pickups.append({"pickup_id": nid("PCK"), "shipment_id": sid, "address_id": oa["address_id"],
                             "courier_id": cr, "pickup_date": iso(pdate),
                             "time_window": r.choice(["morning", "afternoon", "evening"]), "status": "scheduled",
                             "completed_at": None, "note": None})
-            continue
+            return
         pdate = not_sunday(created + timedelta(days=1))
         if status == "picked_up":
             pdate = TODAY - timedelta(days=r.choice([0, 1])) if created < TODAY - timedelta(days=1) else TODAY
@@ -601,24 +692,24 @@ def main() -> None:
                         "completed_at": picked_at, "note": None})
         event(sid, "picked_up", None, picked_at, f"Collected by courier {pc}")
         if status == "picked_up":
-            continue
+            return
         event(sid, "arrived_depot", odep, ts(pdate, 19, r.randint(0, 59)))
         if status == "lost":
             event(sid, "departed_depot", odep, ts(pdate, 22, r.randint(0, 59)))
             lost_day = pdate + timedelta(days=12)
             event(sid, "lost", None, ts(lost_day, 11, r.randint(0, 59)), "No scan for 12 days; search unsuccessful")
-            continue
+            return
         if status == "in_transit" and created < TODAY - timedelta(days=12):
             if odep != ddep:
                 event(sid, "departed_depot", odep, ts(pdate, 22, r.randint(0, 59)))
             else:
                 ship["current_depot_id"] = odep
-            continue  # stale: nothing since
+            return  # stale: nothing since
         arrive = pdate + timedelta(days=max(0, route["transit_days"] - 1))
         if status == "in_transit" and k % 2 == 0 and odep != ddep:
             ship["current_depot_id"] = None
             event(sid, "departed_depot", odep, ts(pdate, 22, r.randint(0, 59)))
-            continue  # on the line haul
+            return  # on the line haul
         if odep != ddep:
             event(sid, "departed_depot", odep, ts(pdate, 22, r.randint(0, 59)))
             if arrive <= pdate:
@@ -630,7 +721,7 @@ def main() -> None:
         if status == "held_customs":
             decl_row["status"] = "submitted"
             event(sid, "held_customs", ddep, ts(arrive, 6, r.randint(0, 59)), "Awaiting customs clearance")
-            continue
+            return
         day = arrive + timedelta(days=1)
         if cust_req:
             decl_row["cleared_on"] = iso(arrive)
@@ -638,7 +729,7 @@ def main() -> None:
             if status == "in_transit":
                 pass
         if status == "in_transit":
-            continue
+            return
         drivers = depot_couriers(ddep, usable=False)
         late = status == "delivered" and r.random() < 0.3
         if late:
@@ -658,7 +749,7 @@ def main() -> None:
         if status == "return_to_sender":
             event(sid, "returning_to_sender", ddep, events[-1]["occurred_at"][:11] + "18:00:00",
                   "Third delivery attempt failed")
-            continue
+            return
         day = not_sunday(day) if status != "out_for_delivery" else TODAY
         if day > TODAY:
             day = TODAY - timedelta(days=1)
@@ -667,13 +758,16 @@ def main() -> None:
         event(sid, "out_for_delivery", ddep, ts(day, 7, r.randint(0, 59)), f"Courier {drv['courier_id']}")
         if status == "out_for_delivery":
             drv["status"] = "on_route"
-            continue
+            return
         event(sid, "delivered", ddep, ts(day, r.randint(10, 17), r.randint(0, 59)),
               f"Received by {r.choice(['recipient', 'neighbour', 'reception desk', 'building concierge'])}")
         ship["delivered_on"] = iso(day)
         ship["current_depot_id"] = None
         if day > promised:
             pass
+
+    for k, status in enumerate(plan_status):
+        build(k, status)
 
     # -- open / expired quotes that were never booked --------------------------------------------
     for k in range(32):
@@ -764,6 +858,25 @@ def main() -> None:
                            "filed_on": iso(TODAY - timedelta(days=r.randint(0, 3))), "resolved_on": None,
                            "resolution_note": None})
 
+    # -- older deliveries: a live network's history is mostly delivered shipments -------------------
+    # Built after the claims so that the current rows above keep their values; their quote, parcel,
+    # pickup and declaration ids continue the sequences, and their events are numbered after the others.
+    first_history_event = len(events)
+    for k in range(len(plan_status), len(plan_status) + HISTORY_DELIVERIES):
+        build(k, "delivered", history=True)
+    history_events = events[first_history_event:]
+    del events[first_history_event:]
+
+    # -- claim texts: what each claimant wrote, in their own words --------------------------------
+    texts = Random(4151)
+    contents_of = {p["shipment_id"]: p["contents"] for p in parcels}
+    for claim in claims:
+        claim["description"] = claim_text(texts, claim["claim_type"], contents_of[claim["shipment_id"]].lower(),
+                                          claim["description"].startswith("Resubmitted"))
+
+    # -- staff ------------------------------------------------------------------------------------
+    seed["staff"] = make_staff(Random(1504), seed["depots"], couriers)
+
     # -- balances ---------------------------------------------------------------------------------
     for c in customers:
         if c["account_type"] == "business":
@@ -779,6 +892,8 @@ def main() -> None:
     late = [e for e in events if e["occurred_at"] > NOW.isoformat()]
     assert not late, late
     events.sort(key=lambda e: (e["occurred_at"], e["shipment_id"]))
+    history_events.sort(key=lambda e: (e["occurred_at"], e["shipment_id"]))
+    events.extend(history_events)
     for i, e in enumerate(events, start=1):
         e["event_id"] = f"TRK-{i:05d}"
 

@@ -174,3 +174,12 @@ CREATE TABLE claims (
     resolution_note TEXT,
     CHECK ((status IN ('approved', 'paid')) = (amount_approved_cents IS NOT NULL))
 ) STRICT;
+
+CREATE TABLE staff (
+    staff_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    email TEXT NOT NULL UNIQUE,
+    phone TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('dispatcher', 'customs_officer', 'claims_handler')),
+    depot_id TEXT NOT NULL REFERENCES depots(depot_id)
+) STRICT;

@@ -6,7 +6,17 @@ Money is EUR cents, weights kg, dimensions cm, dates YYYY-MM-DD, timestamps YYYY
 from datetime import date, timedelta
 from math import ceil
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotPermittedError, require_row
+from scaleenv_mcp.toolkit import (
+    ConflictError,
+    InvalidArgumentError,
+    NotFoundError,
+    NotPermittedError,
+    optional_date,
+    paginate,
+    require_date,
+    require_permission,
+    require_row,
+)
 
 EU_COUNTRIES = ("DE", "FR", "NL", "IT", "ES", "AT", "PL", "BE", "DK", "CZ", "PT", "IE")
 VOLUMETRIC_DIVISOR = 5000
@@ -27,6 +37,41 @@ MAX_DELIVERY_ATTEMPTS = 3
 MOVING = ("picked_up", "in_transit")
 REDIRECTABLE = ("awaiting_payment", "booked", "picked_up", "in_transit", "held_customs")
 
+# Who may make each call: the same words as each tool's `permission` in domain.json.
+MAY_VIEW_ACCOUNT = "a customer may view only their own account; staff may view any"
+MAY_ADD_ADDRESS = "a customer may add addresses only to their own address book"
+MAY_ARCHIVE_ADDRESS = "only the customer who owns the address may archive it"
+MAY_QUOTE = "a customer may request quotes only for their own account"
+MAY_LIST_QUOTES = "a customer may list only their own quotes"
+MAY_BOOK = "only the customer who requested the quote may book a shipment from it"
+MAY_SEARCH_SHIPMENTS = "a customer may search only the shipments they send or receive"
+MAY_VIEW_SHIPMENT = "only the sender, the recipient or a member of staff may view a shipment's details"
+MAY_ADD_PARCEL = "only the sender of the shipment may add parcels to it"
+MAY_INSURE = "only the sender of the shipment may insure it"
+MAY_PAY = "only the sender of the shipment may pay for it"
+MAY_CANCEL = "only the sender of the shipment may cancel it"
+MAY_REDIRECT = "only the recipient of the shipment may redirect it"
+MAY_SCHEDULE_PICKUP = "only the sender of the shipment may schedule its pickup"
+MAY_CANCEL_PICKUP = "only the sender of the shipment may cancel its pickup"
+MAY_DECLARE = "only the sender of the shipment may declare its contents to customs"
+MAY_SUBMIT_DECLARATION = "only the sender of the shipment may submit its customs declaration"
+MAY_SEE_DECLARATIONS = "a customer may see only declarations of shipments they send or receive; staff may see all"
+MAY_CLEAR = "only a customs officer may clear a customs declaration"
+MAY_FILE_CLAIM = "only the sender of the shipment may file a claim on it"
+MAY_SEE_CLAIMS = "a customer may see only their own claims; staff may see all"
+MAY_VIEW_CLAIM = "only the claimant or a member of staff may view a claim"
+MAY_APPROVE_CLAIM = "only a claims handler may approve a claim"
+MAY_REJECT_CLAIM = "only a claims handler may reject a claim"
+MAY_PAY_CLAIM = "only a claims handler may pay out a claim"
+MAY_SET_COURIER_STATUS = "only a dispatcher of the courier's depot may change the courier's status"
+MAY_ASSIGN_COURIER = "only a dispatcher of the pickup's origin depot may assign its courier"
+MAY_COMPLETE_PICKUP = "only a dispatcher of the shipment's origin depot may complete its pickup"
+MAY_SCAN = "only a dispatcher of the scanning depot may record a scan there"
+MAY_DISPATCH = "only a dispatcher of the destination depot may dispatch a shipment for delivery"
+MAY_CONFIRM_DELIVERY = "only a dispatcher of the destination depot may confirm a delivery"
+MAY_RECORD_FAILED = "only a dispatcher of the destination depot may record a failed delivery"
+MAY_REPORT_LOST = "only a dispatcher of the shipment's origin or destination depot may declare it lost"
+
 SHIPMENT_COLUMNS = (
     "SELECT shipment_id, quote_id, sender_id, recipient_id, origin_address_id, destination_address_id, route_id, "
     "origin_depot_id, destination_depot_id, current_depot_id, service_level, status, customs_required, price_cents, "
@@ -37,15 +82,29 @@ SHIPMENT_COLUMNS = (
 
 # -- helpers (not tools) ------------------------------------------------------------------------
 
-def _day(value: str, name: str) -> date:
-    try:
-        return date.fromisoformat(value)
-    except (ValueError, TypeError):
-        raise InvalidArgumentError(f"{name} must be a date YYYY-MM-DD, got {value!r}") from None
+def _acting_customer(ctx, acting_customer_id: str) -> dict:
+    return require_row(ctx, "SELECT customer_id, name, status FROM customers WHERE customer_id = ?",
+                       (acting_customer_id,), f"acting_customer_id {acting_customer_id}: no such customer")
 
 
-def _page(rows: list, limit: int, offset: int) -> dict:
-    return {"items": rows[offset:offset + limit], "total": len(rows)}
+def _acting_staff(ctx, acting_staff_id: str) -> dict:
+    return require_row(ctx, "SELECT staff_id, name, role, depot_id FROM staff WHERE staff_id = ?",
+                       (acting_staff_id,), f"acting_staff_id {acting_staff_id}: no such staff member")
+
+
+def _acting_user(ctx, acting_user_id: str) -> dict:
+    """The customer or staff member named by acting_user_id: {"customer_id": ...} or {"staff_id": ...}."""
+    customer = ctx.db.fetch_one("SELECT customer_id FROM customers WHERE customer_id = ?", (acting_user_id,))
+    if customer is not None:
+        return {"customer_id": customer["customer_id"], "staff_id": None}
+    staff = ctx.db.fetch_one("SELECT staff_id FROM staff WHERE staff_id = ?", (acting_user_id,))
+    if staff is not None:
+        return {"customer_id": None, "staff_id": staff["staff_id"]}
+    raise NotFoundError(f"acting_user_id {acting_user_id}: no such customer or staff member")
+
+
+def _dispatcher_of(staff: dict, depot_id) -> bool:
+    return staff["role"] == "dispatcher" and staff["depot_id"] == depot_id
 
 
 def _shipment(ctx, shipment_id: str) -> dict:
@@ -143,7 +202,7 @@ def _event(ctx, shipment_id: str, event_type: str, depot_id, note) -> str:
 
 
 def _pickup_day(ctx, pickup_date: str) -> str:
-    day = _day(pickup_date, "pickup_date")
+    day = require_date(pickup_date, "pickup_date")
     today = date.fromisoformat(ctx.today)
     if day < today or day > today + timedelta(days=PICKUP_HORIZON_DAYS):
         raise InvalidArgumentError(f"pickup_date must be between today ({ctx.today}) and "
@@ -156,6 +215,53 @@ def _pickup_day(ctx, pickup_date: str) -> str:
 def _declarations(ctx, shipment_id: str) -> list:
     rows = ctx.db.fetch_all("SELECT status FROM customs_declarations WHERE shipment_id = ?", (shipment_id,))
     return [row["status"] for row in rows]
+
+
+# -- identification ----------------------------------------------------------------------------
+
+def _digits(phone: str) -> str:
+    return "".join(ch for ch in phone if ch.isdigit())
+
+
+def identify_customer(ctx, email: str | None = None, phone: str | None = None, name: str | None = None,
+                      shipment_id: str | None = None) -> dict:
+    if email is None and phone is None and name is None and shipment_id is None:
+        raise InvalidArgumentError("give at least one of email, phone, name or shipment_id")
+    rows = ctx.db.fetch_all(
+        "SELECT customer_id, name, company, email, phone, account_type, status FROM customers c "
+        "WHERE (? IS NULL OR lower(email) = lower(trim(?))) AND (? IS NULL OR lower(name) = lower(trim(?))) "
+        "AND (? IS NULL OR EXISTS (SELECT 1 FROM shipments s WHERE s.shipment_id = upper(trim(?)) "
+        "AND c.customer_id IN (s.sender_id, s.recipient_id))) ORDER BY customer_id",
+        (email, email, name, name, shipment_id, shipment_id))
+    if phone is not None:
+        rows = [row for row in rows if _digits(row["phone"]) == _digits(phone)]
+    if not rows:
+        raise NotFoundError("no customer matches these details")
+    if len(rows) > 1:
+        if name is not None:
+            raise InvalidArgumentError(f"{len(rows)} customers are named {rows[0]['name']}; ask for their email, "
+                                       "phone or a tracking number of a shipment they sent or expect")
+        raise InvalidArgumentError(f"{len(rows)} customers match (a shipment has a sender and a recipient); "
+                                   "ask for the customer's full name too")
+    return rows[0]
+
+
+def identify_staff_member(ctx, email: str | None = None, phone: str | None = None, name: str | None = None) -> dict:
+    if email is None and phone is None and name is None:
+        raise InvalidArgumentError("give at least one of email, phone or name")
+    rows = ctx.db.fetch_all(
+        "SELECT s.staff_id, s.name, s.email, s.phone, s.role, s.depot_id, d.code AS depot_code FROM staff s "
+        "JOIN depots d ON d.depot_id = s.depot_id WHERE (? IS NULL OR lower(s.email) = lower(trim(?))) "
+        "AND (? IS NULL OR lower(s.name) = lower(trim(?))) ORDER BY s.staff_id",
+        (email, email, name, name))
+    if phone is not None:
+        rows = [row for row in rows if _digits(row["phone"]) == _digits(phone)]
+    if not rows:
+        raise NotFoundError("no staff member matches these details")
+    if len(rows) > 1:
+        raise InvalidArgumentError(f"{len(rows)} staff members are named {rows[0]['name']}; ask for their work "
+                                   "email or phone")
+    return rows[0]
 
 
 # -- customers and addresses ------------------------------------------------------------------
@@ -171,11 +277,21 @@ def find_customers(ctx, name: str | None = None, email: str | None = None, city:
         "AND (? IS NULL OR EXISTS (SELECT 1 FROM addresses a WHERE a.customer_id = c.customer_id "
         "AND a.status = 'active' AND lower(a.city) = lower(?))) ORDER BY c.customer_id",
         (name, name, name, email, email, account_type, account_type, status, status, city, city))
-    return _page(rows, limit, offset)
+    page = paginate(rows, limit, offset)
+    for row in page["items"]:
+        addresses = ctx.db.fetch_all(
+            "SELECT address_id, label, city, postal_code, country, is_residential FROM addresses "
+            "WHERE customer_id = ? AND status = 'active' ORDER BY address_id", (row["customer_id"],))
+        for address in addresses:
+            address["is_residential"] = bool(address["is_residential"])
+        row["addresses"] = addresses
+    return page
 
 
-def get_customer(ctx, customer_id: str) -> dict:
+def get_customer(ctx, acting_user_id: str, customer_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     customer = _customer(ctx, customer_id)
+    require_permission(actor["staff_id"] is not None or actor["customer_id"] == customer_id, MAY_VIEW_ACCOUNT)
     addresses = ctx.db.fetch_all(
         "SELECT address_id, label, line1, city, postal_code, country, depot_id, is_residential, status "
         "FROM addresses WHERE customer_id = ? ORDER BY address_id", (customer_id,))
@@ -186,9 +302,11 @@ def get_customer(ctx, customer_id: str) -> dict:
     return customer
 
 
-def add_customer_address(ctx, customer_id: str, label: str, line1: str, city: str, postal_code: str,
-                         country: str, is_residential: bool) -> dict:
+def add_customer_address(ctx, acting_customer_id: str, customer_id: str, label: str, line1: str, city: str,
+                         postal_code: str, country: str, is_residential: bool) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     customer = _customer(ctx, customer_id)
+    require_permission(acting_customer_id == customer_id, MAY_ADD_ADDRESS)
     if customer["status"] != "active":
         raise NotPermittedError(f"customer {customer_id} is suspended")
     if not label.strip() or not line1.strip() or not postal_code.strip():
@@ -213,8 +331,10 @@ def add_customer_address(ctx, customer_id: str, label: str, line1: str, city: st
     return _address(ctx, address_id)
 
 
-def archive_address(ctx, address_id: str) -> dict:
+def archive_address(ctx, acting_customer_id: str, address_id: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     address = _address(ctx, address_id)
+    require_permission(address["customer_id"] == acting_customer_id, MAY_ARCHIVE_ADDRESS)
     if address["status"] == "archived":
         raise ConflictError(f"address {address_id} is already archived")
     in_use = ctx.db.fetch_one(
@@ -248,7 +368,7 @@ def find_routes(ctx, origin_depot_id: str | None = None, destination_depot_id: s
         "AND (? IS NULL OR status = ?) ORDER BY route_id",
         (origin_depot_id, origin_depot_id, destination_depot_id, destination_depot_id, service_level,
          service_level, status, status))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def find_couriers(ctx, depot_id: str | None = None, status: str | None = None, vehicle_type: str | None = None,
@@ -271,7 +391,7 @@ def _courier_load(ctx, courier_id: str, pickup_date: str, exclude_pickup_id: str
 
 def get_courier_load(ctx, courier_id: str, pickup_date: str) -> dict:
     courier = _courier(ctx, courier_id)
-    day = _day(pickup_date, "pickup_date").isoformat()
+    day = require_date(pickup_date, "pickup_date").isoformat()
     pickups = ctx.db.fetch_all(
         "SELECT k.pickup_id, k.shipment_id, k.time_window, "
         "(SELECT round(sum(weight_kg), 1) FROM parcels p WHERE p.shipment_id = k.shipment_id) AS weight_kg "
@@ -283,8 +403,10 @@ def get_courier_load(ctx, courier_id: str, pickup_date: str) -> dict:
             "remaining_kg": round(courier["max_load_kg"] - load, 1), "pickups": pickups}
 
 
-def set_courier_status(ctx, courier_id: str, status: str) -> dict:
+def set_courier_status(ctx, acting_staff_id: str, courier_id: str, status: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     courier = _courier(ctx, courier_id)
+    require_permission(_dispatcher_of(staff, courier["depot_id"]), MAY_SET_COURIER_STATUS)
     if courier["status"] == status:
         raise ConflictError(f"courier {courier_id} is already {status}")
     if status == "off_duty":
@@ -305,9 +427,12 @@ def set_courier_status(ctx, courier_id: str, status: str) -> dict:
 
 # -- quotes and shipments ---------------------------------------------------------------------
 
-def create_rate_quote(ctx, customer_id: str, origin_address_id: str, destination_address_id: str,
-                      service_level: str, weight_kg: float, length_cm: int, width_cm: int, height_cm: int) -> dict:
+def create_rate_quote(ctx, acting_customer_id: str, customer_id: str, origin_address_id: str,
+                      destination_address_id: str, service_level: str, weight_kg: float, length_cm: int,
+                      width_cm: int, height_cm: int) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     customer = _customer(ctx, customer_id)
+    require_permission(acting_customer_id == customer_id, MAY_QUOTE)
     if customer["status"] != "active":
         raise NotPermittedError(f"customer {customer_id} is suspended")
     _check_parcel(weight_kg, length_cm, width_cm, height_cm)
@@ -339,8 +464,11 @@ def create_rate_quote(ctx, customer_id: str, origin_address_id: str, destination
             "transit_days": route["transit_days"], "valid_until": valid_until}
 
 
-def find_rate_quotes(ctx, customer_id: str, status: str | None = None, valid_only: bool = False) -> dict:
+def find_rate_quotes(ctx, acting_customer_id: str, customer_id: str, status: str | None = None,
+                     valid_only: bool = False) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     _customer(ctx, customer_id)
+    require_permission(acting_customer_id == customer_id, MAY_LIST_QUOTES)
     rows = ctx.db.fetch_all(
         "SELECT quote_id, customer_id, origin_address_id, destination_address_id, route_id, service_level, "
         "weight_kg, length_cm, width_cm, height_cm, chargeable_weight_kg, price_cents, created_on, valid_until, "
@@ -352,8 +480,9 @@ def find_rate_quotes(ctx, customer_id: str, status: str | None = None, valid_onl
     return {"items": rows, "total": len(rows)}
 
 
-def book_shipment(ctx, quote_id: str, recipient_id: str, contents: str, declared_value_cents: int,
-                  reference: str | None = None) -> dict:
+def book_shipment(ctx, acting_customer_id: str, quote_id: str, recipient_id: str, contents: str,
+                  declared_value_cents: int, reference: str | None = None) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     quote = require_row(
         ctx,
         "SELECT quote_id, customer_id, origin_address_id, destination_address_id, route_id, service_level, "
@@ -362,6 +491,7 @@ def book_shipment(ctx, quote_id: str, recipient_id: str, contents: str, declared
         (quote_id,),
         f"no rate quote {quote_id}",
     )
+    require_permission(quote["customer_id"] == acting_customer_id, MAY_BOOK)
     if quote["status"] != "open":
         raise ConflictError(f"quote {quote_id} was already used for a shipment")
     if quote["valid_until"] < ctx.today:
@@ -409,13 +539,15 @@ def book_shipment(ctx, quote_id: str, recipient_id: str, contents: str, declared
             "price_cents": quote["price_cents"], "customs_required": customs, "promised_by": promised_by}
 
 
-def find_shipments(ctx, customer_id: str | None = None, role: str = "any", status: str | None = None,
-                   service_level: str | None = None, created_from: str | None = None, created_to: str | None = None,
-                   reference: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    if created_from is not None:
-        created_from = _day(created_from, "created_from").isoformat()
-    if created_to is not None:
-        created_to = _day(created_to, "created_to").isoformat()
+def find_shipments(ctx, acting_customer_id: str, customer_id: str | None = None, role: str = "any",
+                   status: str | None = None, service_level: str | None = None, created_from: str | None = None,
+                   created_to: str | None = None, reference: str | None = None, limit: int = 20,
+                   offset: int = 0) -> dict:
+    _acting_customer(ctx, acting_customer_id)
+    require_permission(customer_id is None or customer_id == acting_customer_id, MAY_SEARCH_SHIPMENTS)
+    customer_id = acting_customer_id
+    created_from = optional_date(created_from, "created_from")
+    created_to = optional_date(created_to, "created_to")
     if created_from is not None and created_to is not None and created_from > created_to:
         raise InvalidArgumentError("created_from is after created_to")
     rows = ctx.db.fetch_all(
@@ -427,11 +559,14 @@ def find_shipments(ctx, customer_id: str | None = None, role: str = "any", statu
         "AND (? IS NULL OR reference LIKE '%' || ? || '%') ORDER BY created_on DESC, shipment_id DESC",
         (customer_id, role, customer_id, role, customer_id, status, status, service_level, service_level,
          created_from, created_from, created_to, created_to, reference, reference))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset, 50)
 
 
-def get_shipment(ctx, shipment_id: str) -> dict:
+def get_shipment(ctx, acting_user_id: str, shipment_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(actor["staff_id"] is not None
+                       or actor["customer_id"] in (shipment["sender_id"], shipment["recipient_id"]), MAY_VIEW_SHIPMENT)
     parcels = ctx.db.fetch_all(
         "SELECT parcel_id, weight_kg, length_cm, width_cm, height_cm, contents, declared_value_cents FROM parcels "
         "WHERE shipment_id = ? ORDER BY parcel_id", (shipment_id,))
@@ -463,9 +598,11 @@ def _reprice(ctx, shipment: dict) -> int:
     return _tariff_price(route, chargeable, destination["is_residential"])
 
 
-def add_parcel(ctx, shipment_id: str, weight_kg: float, length_cm: int, width_cm: int, height_cm: int,
-               contents: str, declared_value_cents: int) -> dict:
+def add_parcel(ctx, acting_customer_id: str, shipment_id: str, weight_kg: float, length_cm: int, width_cm: int,
+               height_cm: int, contents: str, declared_value_cents: int) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_ADD_PARCEL)
     if shipment["status"] != "awaiting_payment":
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}: parcels can only be added before payment")
     _check_parcel(weight_kg, length_cm, width_cm, height_cm)
@@ -487,8 +624,10 @@ def add_parcel(ctx, shipment_id: str, weight_kg: float, length_cm: int, width_cm
             "previous_price_cents": shipment["price_cents"], "price_cents": price}
 
 
-def purchase_insurance(ctx, shipment_id: str, insured_value_cents: int) -> dict:
+def purchase_insurance(ctx, acting_customer_id: str, shipment_id: str, insured_value_cents: int) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_INSURE)
     if shipment["status"] != "awaiting_payment":
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}: insurance can only be bought before "
                             "payment")
@@ -504,8 +643,10 @@ def purchase_insurance(ctx, shipment_id: str, insured_value_cents: int) -> dict:
             "amount_due_cents": shipment["price_cents"] + premium}
 
 
-def pay_shipment(ctx, shipment_id: str, payment_method: str) -> dict:
+def pay_shipment(ctx, acting_customer_id: str, shipment_id: str, payment_method: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_PAY)
     if shipment["status"] != "awaiting_payment":
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}, not awaiting payment")
     sender = _customer(ctx, shipment["sender_id"])
@@ -526,8 +667,10 @@ def pay_shipment(ctx, shipment_id: str, payment_method: str) -> dict:
     return {"shipment_id": shipment_id, "status": "booked", "paid_cents": amount, "payment_method": payment_method}
 
 
-def cancel_shipment(ctx, shipment_id: str, reason: str) -> dict:
+def cancel_shipment(ctx, acting_customer_id: str, shipment_id: str, reason: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_CANCEL)
     if shipment["status"] == "cancelled":
         raise ConflictError(f"shipment {shipment_id} is already cancelled")
     if shipment["status"] not in ("awaiting_payment", "booked"):
@@ -548,8 +691,10 @@ def cancel_shipment(ctx, shipment_id: str, reason: str) -> dict:
             "pickups_cancelled": cancelled}
 
 
-def redirect_shipment(ctx, shipment_id: str, address_id: str) -> dict:
+def redirect_shipment(ctx, acting_customer_id: str, shipment_id: str, address_id: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["recipient_id"] == acting_customer_id, MAY_REDIRECT)
     if shipment["status"] not in REDIRECTABLE:
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']} and can no longer be redirected")
     address = _address(ctx, address_id)
@@ -571,8 +716,10 @@ def redirect_shipment(ctx, shipment_id: str, address_id: str) -> dict:
 
 # -- pickups ----------------------------------------------------------------------------------
 
-def schedule_pickup(ctx, shipment_id: str, pickup_date: str, time_window: str) -> dict:
+def schedule_pickup(ctx, acting_customer_id: str, shipment_id: str, pickup_date: str, time_window: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_SCHEDULE_PICKUP)
     if shipment["status"] != "booked":
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}: only booked (paid) shipments can be "
                             "picked up")
@@ -597,8 +744,7 @@ def schedule_pickup(ctx, shipment_id: str, pickup_date: str, time_window: str) -
 
 def find_pickups(ctx, shipment_id: str | None = None, courier_id: str | None = None, depot_id: str | None = None,
                  pickup_date: str | None = None, status: str | None = None, limit: int = 20, offset: int = 0) -> dict:
-    if pickup_date is not None:
-        pickup_date = _day(pickup_date, "pickup_date").isoformat()
+    pickup_date = optional_date(pickup_date, "pickup_date")
     rows = ctx.db.fetch_all(
         "SELECT k.pickup_id, k.shipment_id, k.address_id, k.courier_id, s.origin_depot_id AS depot_id, "
         "k.pickup_date, k.time_window, k.status, k.completed_at, k.note FROM pickups k "
@@ -608,11 +754,14 @@ def find_pickups(ctx, shipment_id: str | None = None, courier_id: str | None = N
         "ORDER BY k.pickup_date DESC, k.pickup_id",
         (shipment_id, shipment_id, courier_id, courier_id, depot_id, depot_id, pickup_date, pickup_date, status,
          status))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
-def assign_courier(ctx, pickup_id: str, courier_id: str) -> dict:
+def assign_courier(ctx, acting_staff_id: str, pickup_id: str, courier_id: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     pickup = _pickup(ctx, pickup_id)
+    origin = ctx.db.fetch_one("SELECT origin_depot_id FROM shipments WHERE shipment_id = ?", (pickup["shipment_id"],))
+    require_permission(_dispatcher_of(staff, origin["origin_depot_id"]), MAY_ASSIGN_COURIER)
     if pickup["status"] != "scheduled":
         raise ConflictError(f"pickup {pickup_id} is {pickup['status']}, not scheduled")
     courier = _courier(ctx, courier_id)
@@ -633,16 +782,22 @@ def assign_courier(ctx, pickup_id: str, courier_id: str) -> dict:
             "pickup_date": pickup["pickup_date"], "load_kg": round(load + weight, 1)}
 
 
-def cancel_pickup(ctx, pickup_id: str, reason: str) -> dict:
+def cancel_pickup(ctx, acting_customer_id: str, pickup_id: str, reason: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     pickup = _pickup(ctx, pickup_id)
+    sender = ctx.db.fetch_one("SELECT sender_id FROM shipments WHERE shipment_id = ?", (pickup["shipment_id"],))
+    require_permission(sender["sender_id"] == acting_customer_id, MAY_CANCEL_PICKUP)
     if pickup["status"] != "scheduled":
         raise ConflictError(f"pickup {pickup_id} is {pickup['status']}, not scheduled")
     ctx.db.execute("UPDATE pickups SET status = 'cancelled', note = ? WHERE pickup_id = ?", (reason, pickup_id))
     return {"pickup_id": pickup_id, "shipment_id": pickup["shipment_id"], "status": "cancelled"}
 
 
-def complete_pickup(ctx, pickup_id: str) -> dict:
+def complete_pickup(ctx, acting_staff_id: str, pickup_id: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     pickup = _pickup(ctx, pickup_id)
+    origin = ctx.db.fetch_one("SELECT origin_depot_id FROM shipments WHERE shipment_id = ?", (pickup["shipment_id"],))
+    require_permission(_dispatcher_of(staff, origin["origin_depot_id"]), MAY_COMPLETE_PICKUP)
     if pickup["status"] != "scheduled":
         raise ConflictError(f"pickup {pickup_id} is {pickup['status']}, not scheduled")
     if pickup["courier_id"] is None:
@@ -661,11 +816,13 @@ def complete_pickup(ctx, pickup_id: str) -> dict:
 
 # -- movement and delivery --------------------------------------------------------------------
 
-def record_depot_scan(ctx, shipment_id: str, depot_id: str, scan_type: str) -> dict:
+def record_depot_scan(ctx, acting_staff_id: str, shipment_id: str, depot_id: str, scan_type: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     shipment = _shipment(ctx, shipment_id)
     depot = require_row(
         ctx, "SELECT depot_id, status FROM depots WHERE depot_id = ?", (depot_id,), f"no depot {depot_id}"
     )
+    require_permission(_dispatcher_of(staff, depot_id), MAY_SCAN)
     if depot["status"] != "open":
         raise NotPermittedError(f"depot {depot_id} is closed")
     if shipment["status"] not in MOVING:
@@ -697,8 +854,10 @@ def record_depot_scan(ctx, shipment_id: str, depot_id: str, scan_type: str) -> d
     return {"shipment_id": shipment_id, "event_id": event_id, "status": status, "current_depot_id": current}
 
 
-def dispatch_for_delivery(ctx, shipment_id: str, courier_id: str) -> dict:
+def dispatch_for_delivery(ctx, acting_staff_id: str, shipment_id: str, courier_id: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(_dispatcher_of(staff, shipment["destination_depot_id"]), MAY_DISPATCH)
     if shipment["status"] == "held_customs":
         raise NotPermittedError(f"shipment {shipment_id} is held in customs until its declaration is cleared")
     if shipment["status"] != "in_transit":
@@ -719,8 +878,10 @@ def dispatch_for_delivery(ctx, shipment_id: str, courier_id: str) -> dict:
             "attempt": shipment["delivery_attempts"] + 1, "event_id": event_id}
 
 
-def confirm_delivery(ctx, shipment_id: str, received_by: str) -> dict:
+def confirm_delivery(ctx, acting_staff_id: str, shipment_id: str, received_by: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(_dispatcher_of(staff, shipment["destination_depot_id"]), MAY_CONFIRM_DELIVERY)
     if shipment["status"] != "out_for_delivery":
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}, not out for delivery")
     if not received_by.strip():
@@ -733,8 +894,10 @@ def confirm_delivery(ctx, shipment_id: str, received_by: str) -> dict:
             "on_time": ctx.today <= shipment["promised_by"], "event_id": event_id}
 
 
-def record_failed_delivery(ctx, shipment_id: str, reason: str) -> dict:
+def record_failed_delivery(ctx, acting_staff_id: str, shipment_id: str, reason: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(_dispatcher_of(staff, shipment["destination_depot_id"]), MAY_RECORD_FAILED)
     if shipment["status"] != "out_for_delivery":
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}, not out for delivery")
     attempts = shipment["delivery_attempts"] + 1
@@ -748,8 +911,11 @@ def record_failed_delivery(ctx, shipment_id: str, reason: str) -> dict:
     return {"shipment_id": shipment_id, "delivery_attempts": attempts, "status": status, "event_id": event_id}
 
 
-def report_shipment_lost(ctx, shipment_id: str) -> dict:
+def report_shipment_lost(ctx, acting_staff_id: str, shipment_id: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(_dispatcher_of(staff, shipment["origin_depot_id"])
+                       or _dispatcher_of(staff, shipment["destination_depot_id"]), MAY_REPORT_LOST)
     if shipment["status"] not in MOVING:
         raise ConflictError(f"shipment {shipment_id} is {shipment['status']}: only picked-up or in-transit "
                             "shipments can be reported lost")
@@ -767,19 +933,26 @@ def report_shipment_lost(ctx, shipment_id: str) -> dict:
 
 # -- customs ----------------------------------------------------------------------------------
 
-def find_customs_declarations(ctx, shipment_id: str | None = None, status: str | None = None, limit: int = 20,
-                              offset: int = 0) -> dict:
+def find_customs_declarations(ctx, acting_user_id: str, shipment_id: str | None = None, status: str | None = None,
+                              limit: int = 20, offset: int = 0) -> dict:
+    customer_id = _acting_user(ctx, acting_user_id)["customer_id"]
+    if shipment_id is not None and customer_id is not None:
+        shipment = _shipment(ctx, shipment_id)
+        require_permission(customer_id in (shipment["sender_id"], shipment["recipient_id"]), MAY_SEE_DECLARATIONS)
     rows = ctx.db.fetch_all(
         "SELECT declaration_id, shipment_id, contents_description, hs_code, declared_value_cents, incoterm, "
         "duty_cents, status, created_on, submitted_on, cleared_on FROM customs_declarations "
-        "WHERE (? IS NULL OR shipment_id = ?) AND (? IS NULL OR status = ?) ORDER BY declaration_id",
-        (shipment_id, shipment_id, status, status))
-    return _page(rows, limit, offset)
+        "WHERE (? IS NULL OR shipment_id = ?) AND (? IS NULL OR status = ?) AND (? IS NULL OR shipment_id IN "
+        "(SELECT shipment_id FROM shipments WHERE ? IN (sender_id, recipient_id))) ORDER BY declaration_id",
+        (shipment_id, shipment_id, status, status, customer_id, customer_id))
+    return paginate(rows, limit, offset)
 
 
-def create_customs_declaration(ctx, shipment_id: str, contents_description: str, hs_code: str,
-                               declared_value_cents: int, incoterm: str) -> dict:
+def create_customs_declaration(ctx, acting_customer_id: str, shipment_id: str, contents_description: str,
+                               hs_code: str, declared_value_cents: int, incoterm: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_DECLARE)
     if not shipment["customs_required"]:
         raise NotPermittedError(f"shipment {shipment_id} does not cross a customs border")
     if shipment["status"] in ("cancelled", "delivered", "lost", "return_to_sender"):
@@ -808,11 +981,13 @@ def create_customs_declaration(ctx, shipment_id: str, contents_description: str,
     return {"declaration_id": declaration_id, "shipment_id": shipment_id, "status": "draft", "duty_cents": duty}
 
 
-def submit_customs_declaration(ctx, declaration_id: str) -> dict:
+def submit_customs_declaration(ctx, acting_customer_id: str, declaration_id: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     declaration = _declaration(ctx, declaration_id)
+    shipment = _shipment(ctx, declaration["shipment_id"])
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_SUBMIT_DECLARATION)
     if declaration["status"] != "draft":
         raise ConflictError(f"declaration {declaration_id} is {declaration['status']}, not a draft")
-    shipment = _shipment(ctx, declaration["shipment_id"])
     if shipment["status"] == "cancelled":
         raise ConflictError(f"shipment {shipment['shipment_id']} is cancelled")
     ctx.db.execute("UPDATE customs_declarations SET status = 'submitted', submitted_on = ? WHERE declaration_id = ?",
@@ -821,8 +996,10 @@ def submit_customs_declaration(ctx, declaration_id: str) -> dict:
             "submitted_on": ctx.today}
 
 
-def clear_customs_declaration(ctx, declaration_id: str) -> dict:
+def clear_customs_declaration(ctx, acting_staff_id: str, declaration_id: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     declaration = _declaration(ctx, declaration_id)
+    require_permission(staff["role"] == "customs_officer", MAY_CLEAR)
     if declaration["status"] != "submitted":
         raise ConflictError(f"declaration {declaration_id} is {declaration['status']}, not submitted")
     shipment = _shipment(ctx, declaration["shipment_id"])
@@ -840,13 +1017,15 @@ def clear_customs_declaration(ctx, declaration_id: str) -> dict:
 
 # -- claims -----------------------------------------------------------------------------------
 
-def find_claims(ctx, customer_id: str | None = None, shipment_id: str | None = None, status: str | None = None,
-                claim_type: str | None = None, filed_from: str | None = None, filed_to: str | None = None,
-                limit: int = 20, offset: int = 0) -> dict:
-    if filed_from is not None:
-        filed_from = _day(filed_from, "filed_from").isoformat()
-    if filed_to is not None:
-        filed_to = _day(filed_to, "filed_to").isoformat()
+def find_claims(ctx, acting_user_id: str, customer_id: str | None = None, shipment_id: str | None = None,
+                status: str | None = None, claim_type: str | None = None, filed_from: str | None = None,
+                filed_to: str | None = None, limit: int = 20, offset: int = 0) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
+    if actor["customer_id"] is not None:
+        require_permission(customer_id is None or customer_id == actor["customer_id"], MAY_SEE_CLAIMS)
+        customer_id = actor["customer_id"]
+    filed_from = optional_date(filed_from, "filed_from")
+    filed_to = optional_date(filed_to, "filed_to")
     if filed_from is not None and filed_to is not None and filed_from > filed_to:
         raise InvalidArgumentError("filed_from is after filed_to")
     rows = ctx.db.fetch_all(
@@ -856,7 +1035,7 @@ def find_claims(ctx, customer_id: str | None = None, shipment_id: str | None = N
         "AND (? IS NULL OR filed_on <= ?) ORDER BY filed_on DESC, claim_id",
         (customer_id, customer_id, shipment_id, shipment_id, status, status, claim_type, claim_type, filed_from,
          filed_from, filed_to, filed_to))
-    return _page(rows, limit, offset)
+    return paginate(rows, limit, offset)
 
 
 def _cover_limit(claim_type: str, shipment: dict) -> int:
@@ -865,16 +1044,21 @@ def _cover_limit(claim_type: str, shipment: dict) -> int:
     return max(LIABILITY_CENTS, shipment["insured_value_cents"])
 
 
-def get_claim(ctx, claim_id: str) -> dict:
+def get_claim(ctx, acting_user_id: str, claim_id: str) -> dict:
+    actor = _acting_user(ctx, acting_user_id)
     claim = _claim(ctx, claim_id)
+    require_permission(actor["staff_id"] is not None or actor["customer_id"] == claim["customer_id"], MAY_VIEW_CLAIM)
     shipment = _shipment(ctx, claim["shipment_id"])
     claim["shipment_status"] = shipment["status"]
     claim["cover_limit_cents"] = _cover_limit(claim["claim_type"], shipment)
     return claim
 
 
-def file_claim(ctx, shipment_id: str, claim_type: str, amount_claimed_cents: int, description: str) -> dict:
+def file_claim(ctx, acting_customer_id: str, shipment_id: str, claim_type: str, amount_claimed_cents: int,
+               description: str) -> dict:
+    _acting_customer(ctx, acting_customer_id)
     shipment = _shipment(ctx, shipment_id)
+    require_permission(shipment["sender_id"] == acting_customer_id, MAY_FILE_CLAIM)
     if not description.strip():
         raise InvalidArgumentError("description must say what happened")
     pending = ctx.db.fetch_one(
@@ -911,8 +1095,11 @@ def file_claim(ctx, shipment_id: str, claim_type: str, amount_claimed_cents: int
             "cover_limit_cents": _cover_limit(claim_type, shipment)}
 
 
-def approve_claim(ctx, claim_id: str, amount_approved_cents: int, note: str | None = None) -> dict:
+def approve_claim(ctx, acting_staff_id: str, claim_id: str, amount_approved_cents: int,
+                  note: str | None = None) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     claim = _claim(ctx, claim_id)
+    require_permission(staff["role"] == "claims_handler", MAY_APPROVE_CLAIM)
     if claim["status"] != "open":
         raise ConflictError(f"claim {claim_id} is {claim['status']}, not open")
     if amount_approved_cents < 1 or amount_approved_cents > claim["amount_claimed_cents"]:
@@ -929,8 +1116,10 @@ def approve_claim(ctx, claim_id: str, amount_approved_cents: int, note: str | No
             "cover_limit_cents": cover}
 
 
-def reject_claim(ctx, claim_id: str, reason: str) -> dict:
+def reject_claim(ctx, acting_staff_id: str, claim_id: str, reason: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     claim = _claim(ctx, claim_id)
+    require_permission(staff["role"] == "claims_handler", MAY_REJECT_CLAIM)
     if claim["status"] != "open":
         raise ConflictError(f"claim {claim_id} is {claim['status']}, not open")
     if not reason.strip():
@@ -940,8 +1129,10 @@ def reject_claim(ctx, claim_id: str, reason: str) -> dict:
     return {"claim_id": claim_id, "status": "rejected", "resolved_on": ctx.today}
 
 
-def pay_claim(ctx, claim_id: str) -> dict:
+def pay_claim(ctx, acting_staff_id: str, claim_id: str) -> dict:
+    staff = _acting_staff(ctx, acting_staff_id)
     claim = _claim(ctx, claim_id)
+    require_permission(staff["role"] == "claims_handler", MAY_PAY_CLAIM)
     if claim["status"] != "approved":
         raise ConflictError(f"claim {claim_id} is {claim['status']}: only approved claims are paid")
     customer = _customer(ctx, claim["customer_id"])

@@ -27,8 +27,7 @@ from scaleenv_mcp.procedural.validate import load_cases
 from scaleenv_mcp.settings import HostSettings
 
 REPO = Path(__file__).resolve().parents[2]
-SHIPPED = sorted(p for p in (REPO / "domains").iterdir() if (p / "domain.json").is_file()
-                 and '"principals"' in (p / "domain.json").read_text())  # TEMPORARY: until all 8 are retrofitted
+SHIPPED = sorted(p for p in (REPO / "domains").iterdir() if (p / "domain.json").is_file())
 # A small domain that keeps the contract, so the checks below are shown to pass on one that does.
 FIXTURE = REPO / "tests" / "fixtures" / "acting_domains" / "lending_desk"
 

@@ -28,6 +28,7 @@ def validate(
     success cases under another PYTHONHASHSEED, and reports the mutation score (>= 60% needed).
     A domain that declares principals is also held to the acting contract (docs/authoring-domains.md):
     permission rules and wrong-principal cases on every writing tool, identification by natural keys.
+    It also reports the seed's shape (status frequencies, repeated free text, marker suffixes) as advice.
     """
     import anyio
     from rich.progress import Progress
@@ -69,6 +70,11 @@ def validate(
                           highlight=False)
         elif contract is not None:
             console.print("acts for nobody: declares no principals (the acting contract does not apply)")
+        if report.seed is not None:
+            for problem in report.seed.problems:
+                console.print(f"[yellow]seed[/] {problem}", highlight=False)
+            console.print(f"seed shape: {len(report.seed.statuses)} status columns, "
+                          f"{len(report.seed.problems)} problem(s) (advice; see docs/domain-quality.md)", highlight=False)
         score = "n/a" if report.mutation_score is None else f"{report.mutation_score:.0%}"
         verdict = "[green]PASSED[/]" if report.passed else "[red]FAILED[/]"
         console.print(f"{verdict} cases {report.cases}, unexpected failures {report.unexpected_failures}, "

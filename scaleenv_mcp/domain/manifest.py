@@ -73,6 +73,12 @@ class ColumnSpec(_Strict):
         "reference, course code). Internal row ids are never user-visible. Only user-visible values may appear in "
         "what a simulated user is told.",
     )
+    typical: list[str] = Field(
+        default_factory=list,
+        description="For a status-like column (status, stage, *_status): the values most rows of a live deployment "
+        "hold (delivered orders, active accounts, resolved alarms). The seed check asks them to hold at least half "
+        "the rows and every other value to stay the exception (at most a quarter).",
+    )
 
 
 class ForeignKeySpec(_Strict):

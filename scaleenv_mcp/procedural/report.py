@@ -11,6 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from scaleenv_mcp.procedural.seed_shape import SeedShape
+
 __all__ = ["CaseKind", "CaseRecord", "ContractSummary", "Finding", "ToolRow", "ValidationReport"]
 
 
@@ -86,6 +88,9 @@ class ValidationReport(BaseModel):
     mutation_threshold: float = 0.6
     contract: ContractSummary | None = Field(
         default=None, description="The acting contract's counts (principals, permission rules and cases, policy rules).")
+    seed: SeedShape | None = Field(
+        default=None, description="The seed's shape: status frequencies, repeated free text, marker suffixes "
+        "(advice: problems here do not stop serving).")
     observed: dict[str, dict[str, list[str]]] = Field(
         default_factory=dict, description="Per tool, the tables its cases were seen to read and write "
         "({tool: {reads, writes}}): what `scaleenv graph --observed REPORT` adds to the manifest's state edges.")

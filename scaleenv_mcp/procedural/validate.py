@@ -23,6 +23,7 @@ from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
 from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.procedural.contract import check_contract
+from scaleenv_mcp.procedural.seed_shape import check_seed_shape
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
 from scaleenv_mcp.procedural.runner import CaseRunner
@@ -122,6 +123,7 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
     report.findings += check_coverage(package.manifest, cases)
     report.contract, contract_findings = check_contract(package.manifest, cases)
     report.findings += contract_findings
+    report.seed = check_seed_shape(package.manifest, package.seed)
     if not policy.ok:
         return report
     specs = {t.name: t for t in package.manifest.tools}

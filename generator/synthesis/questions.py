@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 
-from generator.synthesis.templates import acting_profile
+from generator.synthesis.templates import acting_profile, sentence, who_you_are
 
 if TYPE_CHECKING:
     from generator.synthesis.candidate import CandidateFactory, Rejection
@@ -65,9 +65,9 @@ def build_question_user(manifest: DomainManifest, question: QuestionSpec, row: d
     known = {k: v for k, v in sorted(facts.items())}
     for slot in _SLOT.findall(question.text):
         known.setdefault(slot, row[slot])
-    who = f"{profile}, a user of {manifest.title}" if profile else f"a user of {manifest.title}"
     known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items())
-    instruction = (f"You are {who}. You want to know: {asked} Give these facts when the agent asks: {known_text}. "
+    instruction = (f"{who_you_are(manifest, profile)} You want to know: {sentence(asked)} "
+                   f"Give these facts when the agent asks: {known_text}. "
                    "Do not ask for anything to be changed. Do not invent other details; say you do not know. "
                    "End the conversation once you have your answer.")
     return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction, known=known)

@@ -20,7 +20,7 @@ from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 from verifier.realism import breaks
 
 from generator.synthesis.executor import LinkSpec, run_tool
-from generator.synthesis.templates import acting_profile
+from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
 
 if TYPE_CHECKING:
@@ -45,9 +45,9 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
     if not usable:
         return None
     asked = _SLOT.sub(lambda m: str(known[m.group(1)]), rng.choice(usable))
-    who = f"{profile}, a user of {manifest.title}" if profile else f"a user of {manifest.title}"
     known_text = ", ".join(f"{k} = {v!r}" for k, v in sorted(known.items()))
-    instruction = (f"You are {who}. You want this: {asked} Give these facts when the agent asks: {known_text}. "
+    instruction = (f"{who_you_are(manifest, profile)} You want this: {sentence(asked)} "
+                   f"Give these facts when the agent asks: {known_text}. "
                    "If the agent says it cannot do it because of a rule, you may ask why once, then accept it and end "
                    "the conversation. Do not invent other details; say you do not know.")
     return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction,

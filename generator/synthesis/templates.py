@@ -119,6 +119,17 @@ def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], r
     return " ".join(sentences) if sentences else None
 
 
+def who_you_are(manifest: DomainManifest, profile: str | None) -> str:
+    """The instruction's first sentence: the person, and whom they are talking to."""
+    return f"You are {profile or 'a customer'}, talking to the {manifest.title} assistant."
+
+
+def sentence(text: str) -> str:
+    """``text`` ending in one full stop (an author's phrasing already ends in one: no "..")."""
+    text = text.strip()
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
 def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
                optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None,
                identity: frozenset[str] = frozenset()) -> UserSpec:
@@ -147,8 +158,7 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
         steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
     known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items()) or "nothing beyond the opening"
     withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
-    who = f"{profile}, a user of {manifest.title}" if profile else f"a user of {manifest.title}"
-    instruction = (f"You are {who}. Your goal: {steps}. "
+    instruction = (f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)} "
                    f"Give these facts when the agent asks: {known_text}.")
     if withheld_text:
         instruction += f" Give these only if the agent asks for them specifically: {withheld_text}."

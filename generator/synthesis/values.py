@@ -1,8 +1,8 @@
 """Argument values a user could plausibly say, read off a parameter's JSON Schema.
 
 Used when no earlier result and no neighbouring row supplies a value: enums, numbers inside
-their bounds, dates a few days around the domain's clock, short texts from a fixed phrase
-bank. Every choice goes through the caller's ``random.Random`` so a synthesis seed fixes it.
+their bounds, dates a few days around the domain's clock, the schema's own ``examples`` (an
+author's realistic free text), else short texts from a fixed phrase bank. Every choice goes through the caller's ``random.Random`` so a synthesis seed fixes it.
 """
 
 from __future__ import annotations
@@ -99,6 +99,10 @@ def schema_values(name: str, schema: dict[str, Any], clock: str, rng: random.Ran
         values = [v for v in schema["enum"] if v is not None]
         rng.shuffle(values)
         return values[:count]
+    examples = [v for v in schema.get("examples") or [] if v is not None]
+    if examples:  # the author's own words ("The strap broke after a week"), not the generic phrase bank
+        rng.shuffle(examples)
+        return examples[:count]
     kind = _types(schema)[0]
     today = date.fromisoformat(clock[:10])
     if kind == "boolean":

@@ -79,6 +79,7 @@ class ArgumentResolver:
         self.world = world
         self.rng = rng
         self.persona: Candidate | None = None  # once identified, every acting argument is this call's field
+        self.principal: tuple[str, Any] | None = None  # (kind, key) of that person
         # (tool, parameter) -> read tools whose results hold it: where an agent looks an id up
         self.lookups: dict[tuple[str, str], list[str]] = {}
         self.internal = manifest.internal_id_columns() if manifest.principals else set()
@@ -108,7 +109,9 @@ class ArgumentResolver:
         if not isinstance(element, dict):
             return None
         entity = entity_name(param, self.world)
-        scalars = [(k, v) for k, v in element.items() if k != param and v is not None and not isinstance(v, dict | list | bool)]
+        # A person tells rows apart by what they can see (a title, a date), never by an internal id.
+        scalars = [(k, v) for k, v in element.items()
+                   if k != param and k not in self.internal and v is not None and not isinstance(v, dict | list | bool)]
         for name, value in sorted(scalars, key=_selector_order):
             if sum(1 for other in elements if isinstance(other, dict) and other.get(name) == value) == 1:
                 key = name if name.startswith(entity) else f"{entity}_{name}"
@@ -148,6 +151,8 @@ class ArgumentResolver:
             if self.persona is not None:  # one person per task: the one the agent identified first
                 return [self.persona]
             return self.acting_candidates(tool, param, near, chosen_rows, chosen)
+        if self.persona is not None and param in self.internal:
+            return []  # an identified person does not know internal ids: the agent looks them up or does without
         values: list[tuple[Any, str]] = []
         if chosen:
             values += [(v, param) for v in self.world.cooccurring(param, chosen)[:4]]

@@ -31,7 +31,7 @@ from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWr
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
-from generator.synthesis.persona import choose_persona, identify
+from generator.synthesis.persona import choose_persona, identify, persona_ref
 from generator.synthesis.questions import build_question
 from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
@@ -318,7 +318,7 @@ class CandidateFactory:
                           profile=acting_profile(state.world, self.manifest, run.actions)
                           or person_profile(state.world, run.facts.values), identity=run.identity_facts)
         return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty, user=user,
-                    setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
+                    persona=persona_ref(resolver), setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
                     meta=TaskMeta(seed_chain=first.tools, chains=[c.tools for c in chains],
                                   expanded_tools=expansion.tools, expanded_size=len(expansion.tools),
                                   complexity=expansion.complexity, feasibility=decision.feasibility,

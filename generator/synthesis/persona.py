@@ -14,6 +14,7 @@ import random
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import PersonaRef
 from verifier.paths import leaf_values
 
 from generator.synthesis.arguments import ArgumentResolver, Candidate
@@ -22,7 +23,7 @@ from generator.synthesis.executor import ChainRun, LinkSpec, run_tool
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.world import World
 
-__all__ = ["choose_persona", "identify"]
+__all__ = ["choose_persona", "identify", "persona_ref"]
 
 
 def choose_persona(manifest: DomainManifest, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None, world: World,
@@ -66,9 +67,19 @@ async def identify(state: TaskState, manifest: DomainManifest, persona: tuple[st
                  ] if observation is not None else []
         if found and observation is not None:
             resolver.persona = Candidate(who, "call", call=observation.index, path=found[0], rank=0)
+            resolver.principal = persona
             # who they are is what the user says first, never a withheld detail
             run.identity_facts = frozenset(g["fact"] for g in run.grounding[saved[2]:] if "fact" in g)
             run.optional_facts -= run.identity_facts
             return True
         run.rollback(saved)  # a read: the episode is unchanged, only the record goes
     return False
+
+
+def persona_ref(resolver: ArgumentResolver) -> PersonaRef | None:
+    """The task's ``persona``: the person identified first, whom the verifier then holds every
+    gold write and the user's words to."""
+    if resolver.principal is None:
+        return None
+    kind, who = resolver.principal
+    return PersonaRef(kind=kind, id=str(who))

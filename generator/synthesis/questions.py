@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 
+from generator.synthesis.persona import persona_ref
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 
 if TYPE_CHECKING:
@@ -98,7 +99,7 @@ async def build_question(factory: CandidateFactory, index: int, rng: random.Rand
             user = build_question_user(factory.manifest, question, row, run.facts.values, rng,
                                        acting_profile(state.world, factory.manifest, run.actions))
             return Task(id=factory.task_id(index), domain=factory.slug, difficulty=difficulty_of(len(run.actions), 1, 0),
-                        kind="information", user=user, actions=run.actions, communicate=[str(row[question.answer])],
+                        kind="information", persona=persona_ref(resolver), user=user, actions=run.actions, communicate=[str(row[question.answer])],
                         gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
                         meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
                                       expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding))

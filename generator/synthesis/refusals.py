@@ -20,6 +20,7 @@ from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 from verifier.realism import breaks
 
 from generator.synthesis.executor import LinkSpec, run_tool
+from generator.synthesis.persona import persona_ref
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
 
@@ -93,7 +94,7 @@ async def build_refusal(factory: CandidateFactory, index: int, rng: random.Rando
             if user is None:
                 return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
             return Task(id=factory.task_id(index), domain=factory.slug,
-                        difficulty=difficulty_of(len(run.actions) + 1, 1, 0), kind="refusal", user=user,
+                        difficulty=difficulty_of(len(run.actions) + 1, 1, 0), kind="refusal", persona=persona_ref(resolver), user=user,
                         actions=run.actions, gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
                         meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
                                       expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding,

@@ -53,6 +53,22 @@ def test_every_acting_argument_comes_from_the_identification(synthesized):
         assert not task_problems(task, manifest, load_domain(package).seed), task.id
 
 
+def test_every_task_names_its_persona_and_the_user_says_no_internal_id(synthesized):
+    package, tasks = synthesized
+    manifest = load_domain(package).manifest
+    internal = manifest.internal_id_columns()
+    for task in tasks:
+        assert task.persona is not None, task.id
+        assert task.persona.kind in {p.kind for p in manifest.principals}
+        acting = [a.arguments[manifest.tool(a.tool).acting.argument] for a in [*task.actions, *task.meta.forbidden]
+                  if manifest.tool(a.tool).acting is not None]
+        assert acting and all(str(who) == task.persona.id for who in acting), (task.id, acting)
+        facts = {**task.user.known, **task.user.withheld}
+        assert not [k for k in facts if k.removesuffix("_2") in internal], (task.id, facts)
+        hidden = [g["select_by"] for g in task.meta.grounding if g.get("select_by")]
+        assert not [name for selector in hidden for name in selector if name in internal], (task.id, hidden)
+
+
 def test_persona_tasks_pass_every_gate(synthesized):
     package, tasks = synthesized
     report = anyio.run(lambda: verify_domain(package, transport="memory", workers=1))

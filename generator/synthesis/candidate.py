@@ -31,6 +31,7 @@ from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWr
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
+from generator.synthesis.lookups import lookup_sources
 from generator.synthesis.persona import choose_persona, identify, persona_ref
 from generator.synthesis.questions import build_question
 from generator.synthesis.refusals import build_refusal
@@ -98,12 +99,7 @@ class CandidateFactory:
         self.actors: dict[int, Any] = {}  # candidate index -> the acting principal its end tool answered for
         self.questions = [(t.name, q) for t in self.manifest.tools if not t.is_writing for q in t.questions]
         self.refusals = [r for r in self.manifest.policy_rules if r.violation is not None]
-        writing = {t.name for t in self.manifest.tools if t.is_writing}
-        self.lookups: dict[tuple[str, str], list[str]] = {}
-        for edge in sorted(document.edges, key=lambda e: (e.target, e.source)):
-            if edge.type.value == "data_flow" and edge.source not in writing and edge.source != edge.target:
-                for mapping in edge.fields:
-                    self.lookups.setdefault((edge.target, mapping.parameter), []).append(edge.source)
+        self.lookups = lookup_sources(self.manifest, document, self.world)
 
     async def start(self, copies: int) -> None:
         """Seed-state episodes the anchor probes fork from (one per worker, to spread the load)."""

@@ -36,12 +36,16 @@ _PAGING = {"limit", "offset", "page", "page_size", "cursor", "per_page"}
 
 
 class FactBook:
-    """User facts by key; the same key never holds two values (a second one gets a suffix)."""
+    """User facts by key; the same key never holds two values. A second value is named by its role
+    when one is given (the new member's email beside the user's own: ``home_member_email``), else
+    it gets a number."""
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
 
-    def add(self, key: str, value: Any) -> str:
+    def add(self, key: str, value: Any, role: str | None = None) -> str:
+        if role and key in self.values and self.values[key] != value and not key.startswith(role):
+            key = f"{role}_{key}"
         base, number = key, 1
         while key in self.values and self.values[key] != value:
             number += 1
@@ -264,8 +268,9 @@ def _record(run: ChainRun, tool: ToolSpec, arguments: dict[str, Any], chosen: di
         table = resolver.world.key_table(param)
         if table:
             entry["table"] = table
+        role = tool.name.partition("_")[2] or None  # add_home_member -> home_member
         if pick.source == "user":
-            entry["fact"] = run.facts.add(pick.fact_key or param, pick.value)
+            entry["fact"] = run.facts.add(pick.fact_key or param, pick.value, role=role)
             if param not in required:
                 run.optional_facts.add(entry["fact"])
         else:

@@ -103,6 +103,7 @@ def acting_profile(world: World, manifest: DomainManifest, actions: list[TaskAct
 
 
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, I hope you can help."]
+_MORE = ["One more thing:", "While I have you:", "And another thing:", "Also:"]
 _SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 
 
@@ -147,8 +148,10 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     first_tool, first_facts = goals[0]
     intents = [_intent(manifest, tool, known, rng) for tool, _ in goals]
     if all(intents):  # the domain's author wrote how people ask for this: say it that way
-        opening = f"{rng.choice(_GREETINGS)} {' '.join(intents)}"
-        steps = " ".join(intents)
+        # one person's errands in one conversation: the second is announced, not glued on
+        more = "".join(f" {rng.choice(_MORE)} {intent}" for intent in intents[1:])
+        opening = f"{rng.choice(_GREETINGS)} {intents[0]}{more}"
+        steps = f"{intents[0]}{more}"
     else:
         in_opening = {k: v for k, v in first_facts.items() if k in known and _mentionable(k, v)}
         opening = rng.choice(_OPENINGS).format(goal=goal_phrase(first_tool, in_opening))

@@ -104,3 +104,16 @@ def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_
     verdict = report.verdicts[0]
     assert verdict.failed_gates == ["forbidden"]
     assert "refused by the tool" in next(g.detail for g in verdict.gates if g.gate == "forbidden")
+
+
+def test_a_second_value_of_a_fact_is_named_by_its_role():
+    from generator.synthesis.executor import FactBook
+
+    facts = FactBook()
+    assert facts.add("email", "ada@example.org") == "email"
+    assert facts.add("email", "ada@example.org", role="home_member") == "email"  # the same value: one fact
+    assert facts.add("email", "bo@example.org", role="home_member") == "home_member_email"
+    assert facts.add("email", "cy@example.org", role="home_member") == "home_member_email_2"
+    assert facts.add("email", "di@example.org") == "email_2"
+    assert facts.values == {"email": "ada@example.org", "home_member_email": "bo@example.org",
+                            "home_member_email_2": "cy@example.org", "email_2": "di@example.org"}

@@ -118,7 +118,8 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
     """Why a careful person would reject this task; empty when nothing is wrong.
 
     Every task: its gold writes act for one principal. A task with a persona: they act for the
-    persona, and the user's words name no internal id (of the seed, when given, or the setup).
+    persona. A task with a persona or in a domain that declares principals: the user's words name
+    no internal id (of the seed, when given, or the setup).
     ``gold_results`` (the gold replay's results) enable the communicate check.
     """
     problems: list[str] = []
@@ -131,6 +132,7 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
             problems.append(f"persona kind {task.persona.kind!r} is not a principal of {manifest.slug}")
         problems += [f"action {i} {task.actions[i].tool} acts for {who}, not for the persona {task.persona.id}"
                      for i, who in acting if who != task.persona.id]
+    if task.persona is not None or manifest.principals:  # a domain that serves people: they say no internal id
         problems += _named_ids(_user_texts(task), internal_ids(manifest, _rows(seed or {}, task)))
     if task.kind != "refusal":
         problems += _broken_rules(task, manifest, _rows(seed or {}, task))

@@ -80,6 +80,11 @@ class ArgumentResolver:
         self.rng = rng
         self.persona: Candidate | None = None  # once identified, every acting argument is this call's field
         self.principal: tuple[str, Any] | None = None  # (kind, key) of that person
+        # A task's recorded run in a domain that serves people: the user knows no internal id, so
+        # one comes only from a result (a lookup). Off for anchor probes, which only test a row.
+        self.hide_ids = False
+        # the keys people are identified by: after identification they name the user, not someone else
+        self.identity_keys = frozenset(k for p in manifest.principals for path in p.identify for k in path.keys)
         # (tool, parameter) -> read tools whose results hold it: where an agent looks an id up
         self.lookups: dict[tuple[str, str], list[str]] = {}
         self.internal = manifest.internal_id_columns() if manifest.principals else set()
@@ -151,7 +156,7 @@ class ArgumentResolver:
             if self.persona is not None:  # one person per task: the one the agent identified first
                 return [self.persona]
             return self.acting_candidates(tool, param, near, chosen_rows, chosen)
-        if self.persona is not None and param in self.internal:
+        if self.hide_ids and param in self.internal:
             return []  # an identified person does not know internal ids: the agent looks them up or does without
         values: list[tuple[Any, str]] = []
         if chosen:

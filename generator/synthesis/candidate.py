@@ -237,6 +237,7 @@ class CandidateFactory:
         await state.open()
         resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
         resolver.lookups = self.lookups
+        resolver.hide_ids = bool(self.manifest.principals)
         run = ChainRun()
         persona = choose_persona(self.manifest, plan, anchor, state.world, probed, attempt,
                                  ArgumentResolver(self.manifest, state.world,
@@ -266,6 +267,7 @@ class CandidateFactory:
         the gold from the main episode."""
         resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
         resolver.lookups = self.lookups
+        resolver.hide_ids = bool(self.manifest.principals)
         run = ChainRun()
         goals: list[tuple[list[str], dict[str, Any]]] = []
         if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):

@@ -43,8 +43,10 @@ class FactBook:
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
 
-    def add(self, key: str, value: Any, role: str | None = None) -> str:
-        if role and key in self.values and self.values[key] != value and not key.startswith(role):
+    def add(self, key: str, value: Any, role: str | None = None, reserved: frozenset[str] = frozenset()) -> str:
+        """``reserved`` keys name the user themself (email, full_name): another person's is role-named."""
+        clash = (key in reserved or key in self.values) and self.values.get(key) != value
+        if role and clash and not key.startswith(role):
             key = f"{role}_{key}"
         base, number = key, 1
         while key in self.values and self.values[key] != value:
@@ -136,7 +138,10 @@ async def _look_up(call: CallFn, tool: ToolSpec, param: str, resolver: ArgumentR
     """Call a read tool whose result holds ``param`` first, as an agent would to turn what the
     user says (a title, a date) into an internal id: the id then flows from that result, picked
     by a field the user can name. The first lookup that answers is kept; none, and the user says it."""
-    for name in resolver.lookups.get((tool.name, param), [])[:3]:
+    # Without an identified person, a read that acts for someone would need their internal id.
+    usable = [name for name in resolver.lookups.get((tool.name, param), [])
+              if resolver.persona is not None or resolver.manifest.tool(name).acting is None]
+    for name in usable[:3]:
         saved = run.checkpoint()
         link = LinkSpec(tool=resolver.manifest.tool(name), next_params={param})
         found = await run_tool(call, link, resolver, run, near, rng, attempts=3, lookups=False)
@@ -154,7 +159,7 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
 
     After a refusal, the parameters the error message names or quotes move to their next
     candidate (an optional one named is switched in or out) and the rest stay; when the
-    message points at nothing, every choice is redrawn. For a task with a persona, an
+    message points at nothing, every choice is redrawn. In a domain that serves people, an
     internal id no earlier result holds is first looked up (``_look_up``).
     """
     tool = link.tool
@@ -163,7 +168,7 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
     required = set(tool.input_schema.get("required", []))
     keys_first = sorted(properties, key=lambda p: (not is_key_name(p, manifest), list(properties).index(p)))
     looked_up: set[str] = set()
-    if lookups and record and resolver.persona is not None:
+    if lookups and record and resolver.hide_ids:
         for param in keys_first:
             if (param in required and param in resolver.internal and param not in link.pinned
                     and param not in link.feeds and param not in link.references
@@ -196,7 +201,7 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
                 user = resolver.from_user(tool, param, near, rows, arguments)
                 if param in looked_up:
                     pass  # what the lookup found, or nothing: a request about one thing, a gold about another is no task
-                elif resolver.persona is not None and param in resolver.internal and cands:
+                elif resolver.hide_ids and param in resolver.internal and cands:
                     cands = cands + user  # an id the agent looked up beats one the user would have to know
                 else:
                     # Data flow first when an earlier result holds a wanted value, else what the user says.
@@ -270,7 +275,8 @@ def _record(run: ChainRun, tool: ToolSpec, arguments: dict[str, Any], chosen: di
             entry["table"] = table
         role = tool.name.partition("_")[2] or None  # add_home_member -> home_member
         if pick.source == "user":
-            entry["fact"] = run.facts.add(pick.fact_key or param, pick.value, role=role)
+            entry["fact"] = run.facts.add(pick.fact_key or param, pick.value, role=role,
+                                          reserved=resolver.identity_keys if resolver.persona is not None else frozenset())
             if param not in required:
                 run.optional_facts.add(entry["fact"])
         else:

@@ -139,8 +139,11 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     ``profile`` (``person_profile``) is who the simulated user is, stated in the instruction only;
     ``identity`` are the facts that identify them (email; name and date of birth), never withheld.
     """
-    withheld_keys = {k for k in facts if k in optional and k not in identity}
-    spare = sorted(k for k in facts if k not in withheld_keys and k not in identity)
+    # An optional argument the gold sets is something the user wants: they say it unprompted, or an
+    # agent doing exactly what was asked would score 0. Only a required fact may wait to be asked for.
+    volunteered = {k for k in facts if k in optional and k not in identity}
+    withheld_keys: set[str] = set()
+    spare = sorted(k for k in facts if k not in volunteered and k not in identity)
     if difficulty != "easy" and len(spare) > 2:
         withheld_keys.add(rng.choice(spare[1:]))
     known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}
@@ -159,10 +162,14 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
             opening += rng.choice(_JOIN).format(goal=goal_phrase(tool, {k: v for k, v in more.items()
                                                                         if k in known and _mentionable(k, v)}))
         steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
-    known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items()) or "nothing beyond the opening"
+    asked = {k: v for k, v in known.items() if k not in volunteered}
+    known_text = ", ".join(f"{k} = {v!r}" for k, v in asked.items()) or "nothing beyond the opening"
     withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
-    instruction = (f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)} "
-                   f"Give these facts when the agent asks: {known_text}.")
+    said_text = ", ".join(f"{k} = {v!r}" for k, v in known.items() if k in volunteered)
+    instruction = f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)} "
+    if said_text:
+        instruction += f"Say these as part of your request, without being asked: {said_text}. "
+    instruction += f"Give these facts when the agent asks: {known_text}."
     if withheld_text:
         instruction += f" Give these only if the agent asks for them specifically: {withheld_text}."
     instruction += " Do not invent other details; say you do not know. End the conversation once it is done."

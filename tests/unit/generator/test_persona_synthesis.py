@@ -115,5 +115,8 @@ def test_a_second_value_of_a_fact_is_named_by_its_role():
     assert facts.add("email", "bo@example.org", role="home_member") == "home_member_email"
     assert facts.add("email", "cy@example.org", role="home_member") == "home_member_email_2"
     assert facts.add("email", "di@example.org") == "email_2"
+    reserved = frozenset({"phone"})  # the user was identified by phone: a phone they give is someone else's
+    assert facts.add("phone", "+1-555-0100", role="home_member", reserved=reserved) == "home_member_phone"
     assert facts.values == {"email": "ada@example.org", "home_member_email": "bo@example.org",
-                            "home_member_email_2": "cy@example.org", "email_2": "di@example.org"}
+                            "home_member_email_2": "cy@example.org", "email_2": "di@example.org",
+                            "home_member_phone": "+1-555-0100"}

@@ -78,7 +78,8 @@ def test_a_gold_write_for_someone_other_than_the_persona_is_named():
 def test_gold_writes_for_two_people_are_incoherent_even_without_a_persona():
     other = ("return_loan", {"acting_member_id": "MEM-00002", "loan_id": "LN-00002"})
     problems = task_problems(_task("LN-00001", [RETURN, other], persona=None), MANIFEST, SEED)
-    assert problems == ["gold writes act for 2 different principals: ['MEM-00001', 'MEM-00002']"]  # ids allowed: no persona
+    assert problems == ["gold writes act for 2 different principals: ['MEM-00001', 'MEM-00002']",
+                        "opening names LN-00001 (loans.loan_id)"]  # a domain that serves people: no ids, persona or not
 
 
 def test_a_communicate_fact_must_be_in_a_gold_result():

@@ -650,6 +650,268 @@ for row in interviews:
     if row["interview_id"] in SOON:
         row["scheduled_at"] = SOON[row["interview_id"]]
 
+# ----------------------------------------------------------------------------- a live deployment's shape
+# Added with the seed-shape check (issue #20). A live job board holds mostly applications that
+# were never answered or were turned down; offers are rare (a few percent) and people write their
+# own headlines, resume titles, cover notes and reasons. Rows above keep their ids: some stages
+# move (set by id), the offers of applications that no longer reached one are dropped (ids keep
+# their gaps, as a live table does), and the free text is rewritten from a third generator.
+live = random.Random(SEED + 2)
+apps_by_id = {a["application_id"]: a for a in applications}
+jobs_by_id = {j["job_id"]: j for j in jobs}
+company_by_id = {c["company_id"]: c for c in companies}
+ivws_of: dict[str, list[dict]] = {}
+for row in interviews:
+    ivws_of.setdefault(row["application_id"], []).append(row)
+offer_of = {o["application_id"]: o for o in offers}
+
+TO_APPLIED = ["APP-00040", "APP-00053", "APP-00068", "APP-00074", "APP-00081", "APP-00098", "APP-00115"]  # never answered
+REJECTED_AT_SCREEN = ["APP-00036", "APP-00047", "APP-00051", "APP-00065", "APP-00085", "APP-00105", "APP-00113"]
+REJECTED_AFTER_FINAL = ["APP-00020", "APP-00029", "APP-00077",  # offer stage: the offer never came
+                        "APP-00044", "APP-00045", "APP-00054", "APP-00059", "APP-00094",  # declined offers
+                        "APP-00035"]  # a lapsed offer
+FINAL_ROUND_FAILED = {"APP-00020", "APP-00029", "APP-00077", "APP-00045", "APP-00059", "APP-00035"}
+OFFER_LAPSED_AT_STAGE = ["APP-00080"]  # an extended offer the candidate never answered
+OFFER_DECLINED = ["APP-00034", "APP-00072", "APP-00088"]  # the candidate turned the offer down
+
+for app_id in TO_APPLIED:
+    apps_by_id[app_id].update(stage="applied", updated_on=apps_by_id[app_id]["applied_on"])
+for app_id in REJECTED_AT_SCREEN:
+    apps_by_id[app_id]["stage"] = "rejected"
+dropped = set()
+for app_id in REJECTED_AFTER_FINAL:
+    apps_by_id[app_id]["stage"] = "rejected"
+    dropped.add(offer_of[app_id]["offer_id"])
+    if app_id in FINAL_ROUND_FAILED:
+        last = ivws_of[app_id][-1]
+        topic = live.choice(TOPICS[last["interview_type"]])
+        last.update(rating=live.choice([1, 2]), recommendation=live.choice(["no", "strong_no"]),
+                    feedback=f"{live.choice(OPENERS_NO)} {topic}. {live.choice(CLOSERS_NO)}")
+offers = [o for o in offers if o["offer_id"] not in dropped]
+for app_id in OFFER_LAPSED_AT_STAGE:
+    apps_by_id[app_id]["stage"] = "rejected"
+    offer_of[app_id]["status"] = "expired"
+for offer in offers:  # an expired offer's answer-by day is behind the clock
+    if offer["status"] == "expired" and offer["expires_on"] >= TODAY.isoformat():
+        extended = date.fromisoformat(offer["extended_on"])
+        if (TODAY - extended).days > 4:  # answer-by day 3 or more days after it was extended, before today
+            offer["expires_on"] = (extended + timedelta(days=live.randint(3, (TODAY - extended).days - 1))).isoformat()
+        else:
+            back = timedelta(days=(date.fromisoformat(offer["expires_on"]) - TODAY).days + live.randint(2, 9))
+            for field in ("extended_on", "expires_on", "start_date"):
+                offer[field] = (date.fromisoformat(offer[field]) - back).isoformat()
+    if offer["status"] == "expired":  # the recruiter closed the application the day after
+        apps_by_id[offer["application_id"]]["updated_on"] = day((date.fromisoformat(offer["expires_on"]) - TODAY).days + 1)
+for app_id in OFFER_DECLINED:
+    offer = offer_of[app_id]
+    responded = min(date.fromisoformat(offer["extended_on"]) + timedelta(days=live.randint(1, 3)),
+                    TODAY - timedelta(days=1))
+    offer.update(status="declined", responded_on=responded.isoformat())
+    apps_by_id[app_id].update(stage="withdrawn", updated_on=responded.isoformat())
+
+# reminders whose application moved back to "applied" ask about a reply, not a screening call
+REPLY_TEXT = {"REM-00025": "Check whether {company} has replied to the {title} application",
+              "REM-00026": "Email the {company} recruiter if there is still no answer on {title}",
+              "REM-00040": "Look up who the hiring manager is for the {title} role at {company}"}
+for row in reminders:
+    if row["reminder_id"] in REPLY_TEXT:
+        job = jobs_by_id[apps_by_id[row["application_id"]]["job_id"]]
+        row["message"] = REPLY_TEXT[row["reminder_id"]].format(
+            title=job["title"], company=company_by_id[job["company_id"]]["name"])
+
+# headlines in each person's own words (by candidate number)
+OWN_HEADLINES = [
+    "Data engineer | Spark, Airflow, dbt | open to hybrid in Austin",
+    "Backend engineer, 13 yrs - Go services and Postgres at scale",
+    "Senior data analyst who turns messy SQL into decisions",
+    "Python developer, ex-fintech, looking for a platform team",
+    "ML engineer: recommendation models from notebook to prod",
+    "SRE keeping Kubernetes clusters boring (in a good way)",
+    "Product leader for B2B SaaS, 0-to-1 and scale-up",
+    "Full-stack leaning backend engineer in Pittsburgh",
+    "Junior frontend developer, React and accessibility nerd",
+    "Data engineer moving from oil & gas analytics into tech",
+    "Product designer - research first, pixels second",
+    "Security engineer, detection and incident response",
+    "Content and SEO marketing lead for consumer brands",
+    "Go/Kubernetes backend developer open to remote",
+    "FP&A analyst building driver-based forecasts",
+    "Machine learning engineer shipping models to production",
+    "iOS developer, SwiftUI, first app shipped 2025",
+    "SaaS account executive, Midwest territory, 120% of quota",
+    "Blue-team security analyst transitioning to engineering",
+    "Customer success manager, renewals and onboarding, 12 yrs",
+    "Frontend developer and bootcamp grad in Los Angeles",
+    "Senior financial analyst, SaaS metrics and board decks",
+    "Data engineer, streaming pipelines on GCP and AWS",
+    "Software engineer at a Miami startup, Django and AWS",
+    "Senior PM for data products and internal platforms",
+    "Operations analyst fluent in SQL, Tableau and Excel",
+    "UX designer on a career break, open to contract work",
+    "Staff-level SRE and on-call lead, 16 years in infra",
+    "Healthcare data analyst, claims and quality metrics",
+    "Security engineer for regulated industries (insurance, banking)",
+    "Growth marketing manager, paid and organic",
+    "Senior software engineer, distributed systems and mentoring",
+    "Customer success lead for enterprise accounts",
+    "Corporate finance analyst, ex-investment banking",
+    "Enterprise sales rep on a break, back in the fall",
+    "Applied scientist, NLP and LLM evaluation",
+    "Backend engineer (Java to Go), payments background",
+    "Analytics engineer, SQL and Spark, Dallas based",
+    "Site reliability engineer, Terraform and observability",
+    "iOS engineer, health and fitness apps",
+    "Data analyst for retail and marketing teams",
+    "Frontend engineer, TypeScript and design systems",
+    "Account manager moving into customer success",
+    "Python developer, test automation and CI",
+    "Graduate data engineer, Python and SQL",
+]
+assert len(OWN_HEADLINES) == len(candidates)
+for cand, headline in zip(candidates, OWN_HEADLINES):
+    cand["headline"] = headline
+
+# resume titles as people name their files
+FOCUS = {"software": ["APIs", "Python", "platform"], "backend": ["payments", "Go", "infrastructure"],
+         "frontend": ["React", "design systems", "accessibility"], "data_eng": ["streaming", "Spark", "analytics"],
+         "analyst": ["operations", "dashboards", "healthcare"], "ml": ["NLP", "recommenders", "MLOps"],
+         "sre": ["platform", "on-call", "cloud"], "pm": ["B2B", "data products", "growth"],
+         "design": ["UX research", "portfolio", "mobile"], "mobile": ["SwiftUI", "consumer apps", "health"],
+         "security": ["detection", "cloud security", "GRC"], "finance": ["FP&A", "SaaS", "banking"],
+         "marketing": ["SEO", "content", "growth"], "sales": ["mid-market", "enterprise", "SaaS"],
+         "success": ["renewals", "enterprise", "onboarding"]}
+SHORT = {"software": "software", "backend": "backend", "frontend": "frontend", "data_eng": "data eng",
+         "analyst": "analytics", "ml": "ML", "sre": "SRE", "pm": "PM", "design": "design", "mobile": "iOS",
+         "security": "security", "finance": "finance", "marketing": "marketing", "sales": "sales",
+         "success": "CS"}
+STYLES = [
+    lambda n, t, s, f, v: [f"{t} resume", f"{t} resume - {f}", f"Tailored {t.lower()} resume"][v - 1],
+    lambda n, t, s, f, v: [f"{n} - {s}", f"{n} - {s} ({f})", f"{n} - {s} tailored"][v - 1],
+    lambda n, t, s, f, v: [f"{s[0].upper()}{s[1:]} CV", f"{s[0].upper()}{s[1:]} CV {2025 + (v > 1)}",
+                           f"{s[0].upper()}{s[1:]} CV for {f} roles"][v - 1],
+    lambda n, t, s, f, v: [f"Resume {s}", f"Resume {s} v{v}", f"Resume {s} - {f} focus"][v - 1],
+]
+cands_by_id = {c["candidate_id"]: c for c in candidates}
+style_of = {c["candidate_id"]: live.randrange(len(STYLES)) for c in candidates}
+for row in resumes:
+    cid = row["candidate_id"]
+    fam = cand_family[cid]
+    focus = FOCUS[fam][(row["version"] + int(cid[-2:])) % 3]
+    row["title"] = STYLES[style_of[cid]](cands_by_id[cid]["full_name"], FAMILIES[fam][0], SHORT[fam], focus,
+                                        row["version"])
+
+
+def rotate(pool: list[str]):
+    """Hand out a pool's texts in shuffled rounds, so no text repeats more than its share."""
+    order: list[str] = []
+    while True:
+        if not order:
+            order = list(pool)
+            live.shuffle(order)
+        yield order.pop()
+
+
+COVER = rotate([
+    "Excited about the {title} role; my background in {skill} fits the team.",
+    "I've spent {years} years working with {skill} and would love to bring that to {company}.",
+    "The {title} opening is exactly the move I've been looking for. Happy to talk any time.",
+    "A former colleague at {company} suggested I apply. {skill} is where I do my best work.",
+    "I can start at {company} in June after my notice period. Portfolio and references on request.",
+    "I led the {skill} work on my current team and want to do that at a bigger scale at {company}.",
+    "Big fan of what {company} is building - applying for the {title} role with {years} years of experience.",
+    "Looking for a team that ships often; my last two roles were heavy on {skill}.",
+])
+for app in applications:
+    if app["cover_note"] is None:
+        continue
+    job = jobs_by_id[app["job_id"]]
+    cand = cands_by_id[app["candidate_id"]]
+    app["cover_note"] = next(COVER).format(title=job["title"], company=company_by_id[job["company_id"]]["name"],
+                                           skill=FAMILIES[cand_family[cand["candidate_id"]]][3][0],
+                                           years=cand["years_experience"])
+
+AT_SCREEN = rotate([
+    "Other applicants had more hands-on {skill} experience",
+    "Not enough relevant experience for a {seniority} role",
+    "Team is looking for deeper {skill} background",
+    "Resume did not show the {skill} depth the team needs",
+    "Moved ahead with candidates closer to the requirements",
+    "Hiring manager shortlisted people with {industry} experience",
+    "Application came in after the shortlist for {title} was set",
+    "Salary expectations above the band for this {title} role",
+])
+FILLED_BEFORE_REVIEW = rotate(["Position filled before the application was reviewed",
+                               "Posting closed before screening started", "Role filled internally"])
+AFTER_BAD_ROUND = rotate([
+    "Did not pass the {round} round",
+    "Feedback from the {round} round was below the bar",
+    "Panel wanted more depth on {topic}",
+    "Not moving forward after the {round} interview",
+    "Technical depth short of what the {department} team needs",
+    "Another finalist was stronger in the {round} round",
+    "Interviewers had concerns about {topic}",
+])
+AFTER_GOOD_ROUNDS = rotate([
+    "Position filled by another candidate",
+    "Team went with an internal transfer",
+    "Headcount for {title} was cut in the Q2 budget review",
+    "Chose a finalist with more {industry} experience",
+    "Role put on hold after a reorganisation",
+])
+OFFER_LAPSED = rotate(["Offer expired without a reply", "Offer lapsed; the role went to the next finalist",
+                       "No answer to the {title} offer by its deadline", "Offer expired; closed by the recruiter",
+                       "Candidate stopped responding after the {company} offer"])
+RESCINDED = rotate(["Offer rescinded: {title} headcount frozen", "Offer withdrawn after the reference check"])
+WITHDRAW = rotate([
+    "Relocating is not possible for my family right now",
+    "My current team offered a promotion, so I'm staying",
+    "The commute would be too long",
+    "Salary band is below what I earn today",
+    "Taking a few months off before my next role",
+    "I want a fully remote role after all",
+    "The process was taking too long; I've paused my search",
+])
+DECLINE = rotate([
+    "Base salary is well below my current package",
+    "Accepted a counteroffer from my current employer",
+    "Not ready to relocate right now",
+    "Start date doesn't work with my notice period",
+    "Counter not met; the gap in base was too big",
+    "Went with a team closer to my long-term goals",
+    "Family circumstances changed; staying put for now",
+])
+ROUND_NAME = {"phone_screen": "phone screen", "technical": "technical", "hiring_manager": "hiring manager",
+              "onsite": "onsite", "panel": "panel"}
+offer_of = {o["application_id"]: o for o in offers}
+for app in applications:
+    job = jobs_by_id[app["job_id"]]
+    company = company_by_id[job["company_id"]]
+    facts = {"title": job["title"], "company": company["name"], "industry": company["industry"],
+             "department": job["department"], "seniority": job["seniority"],
+             "skill": FAMILIES[job_family[job["job_id"]]][3][-1]}
+    offer = offer_of.get(app["application_id"])
+    done = [r for r in ivws_of.get(app["application_id"], []) if r["status"] == "completed"]
+    if app["stage"] == "rejected":
+        if offer is not None:
+            app["closed_reason"] = next(RESCINDED if offer["status"] == "rescinded" else OFFER_LAPSED).format(**facts)
+        elif not done:
+            pool = FILLED_BEFORE_REVIEW if job["status"] in ("closed", "filled") else AT_SCREEN
+            app["closed_reason"] = next(pool).format(**facts)
+        elif done[-1]["recommendation"] in ("no", "strong_no"):
+            last = done[-1]
+            topic = next((t for t in TOPICS[last["interview_type"]] if t in (last["feedback"] or "")),
+                         TOPICS[last["interview_type"]][0])
+            app["closed_reason"] = next(AFTER_BAD_ROUND).format(round=ROUND_NAME[last["interview_type"]],
+                                                                topic=topic, **facts)
+        else:
+            app["closed_reason"] = next(AFTER_GOOD_ROUNDS).format(**facts)
+    elif app["stage"] == "withdrawn":
+        if offer is not None and offer["status"] == "declined" and offer["decline_reason"] != "Candidate accepted another offer":
+            offer["decline_reason"] = next(DECLINE)
+            app["closed_reason"] = "Declined offer: " + offer["decline_reason"]
+        elif app["closed_reason"] != "Accepted another offer":
+            app["closed_reason"] = next(WITHDRAW)
+
 seed = {
     "candidates": candidates,
     "candidate_skills": candidate_skills,

@@ -14,6 +14,9 @@ R = random.Random(41017)
 # A second stream for what the acting contract added (birth dates, staff, varied notes), so that
 # the rows drawn from R keep their ids and values.
 P = random.Random(52031)
+# A third stream for what the live-system shape added (older dividends, order history, bank names),
+# so that the rows drawn from R and P keep their ids and values.
+Q = random.Random(70423)
 TODAY = date(2026, 4, 15)
 
 FIRST = ["Margaret", "Daniel", "Priya", "Tomas", "Hannah", "Olivier", "Grace", "Rahul", "Sofia", "Marcus",
@@ -104,6 +107,22 @@ TRANSFER_MEMOS = [
     "sweep idle cash", "gift shares to the family account", "topping up before earnings", "pay down the margin loan",
     "split the bonus between accounts", "back to the core account",
 ]
+
+# why people cancelled a resting order (notes kept on cancelled orders)
+CANCEL_NOTES = [
+    "changed my mind", "price moved away", "wrong quantity", "rebalancing", "entered the wrong limit",
+    "going to average in instead", "earnings date moved", "need the cash for a transfer", "meant the other account",
+    "too far from the market", "will re-enter after the dividend", "replacing with a stop order", "duplicate order",
+    "news changed the picture", "switching to the ETF instead", "waiting for the Fed decision",
+]
+# banks linked to accounts, by the investor's country
+BANKS = {
+    "US": ["Chase", "Bank of America", "Wells Fargo", "Ally Bank", "Capital One", "Citibank", "US Bank", "PNC",
+           "Schwab Bank", "Navy Federal", "Fifth Third", "Truist"],
+    "CA": ["RBC Royal Bank", "TD Canada Trust", "Scotiabank", "BMO"],
+    "GB": ["Barclays", "HSBC UK", "Monzo", "Nationwide"],
+    "IE": ["AIB", "Bank of Ireland", "PTSB"],
+}
 
 
 def cents(dollars: float) -> int:
@@ -387,6 +406,20 @@ def main() -> None:
     for sym, f, t, ex, status in SPLITS:
         exd = date.fromisoformat(ex)
         actions.append(("split", by_sym[sym], exd, exd, None, f, t, status, ts(exd, 6, 0) if status == "processed" else None))
+    # the two quarters before: paid and processed in 2025, before any current holder bought in
+    for sym in div_syms:
+        ins = by_sym[sym]
+        first = min((a for a in actions if a[1] is ins and a[0] == "dividend"), key=lambda a: a[2])
+        amount = first[4]
+        for back in (1, 2):
+            ex = first[2] - timedelta(days=91 * back + Q.randint(-4, 4))
+            if ex >= date(2025, 12, 20):
+                ex = date(2025, 12, 12) - timedelta(days=91 * (back - 1))
+            while ex.weekday() >= 5:
+                ex -= timedelta(days=1)
+            pay = ex + timedelta(days=Q.choice([10, 14, 21]))
+            paid = max(1, amount - Q.choice([0, 0, 1, 2]) * back)
+            actions.append(("dividend", ins, ex, pay, paid, None, None, "processed", ts(pay, 7, 0)))
     actions.sort(key=lambda a: (a[2], a[1]["symbol"]))
     corporate = []
     for i, (kind, ins, ex, pay, amount, f, t, status, processed) in enumerate(actions, 1):
@@ -573,6 +606,74 @@ def main() -> None:
         staff.append({"staff_id": f"STF-{i:05d}", "full_name": f"{first} {last}", "email": email, "desk": desk,
                       "office": P.choice(OFFICES), "status": status,
                       "hired_on": day(date(2012, 1, 1) + timedelta(days=P.randint(0, 5000)))})
+
+    # -- the shape of a live system, from the third stream Q: order history in which many resting
+    # orders were cancelled or expired unfilled, and ledger lines that name the linked bank
+    def q_day(start: date, end: date) -> date:
+        while True:
+            d = start + timedelta(days=Q.randint(0, (end - start).days))
+            if d.weekday() < 5:
+                return d
+
+    inv_by_id = {x["investor_id"]: x for x in investors}
+    history_accounts = [a for a in holders if a["status"] != "closed"]
+    for n in range(54):
+        status = "cancelled" if n % 9 not in (1, 4, 7, 8) else "expired"
+        acc = Q.choice(history_accounts)
+        d = q_day(date(2026, 1, 5), date(2026, 4, 14))
+        held = [p for p in positions if p["account_id"] == acc["account_id"] and p["opened_on"] < day(d)
+                and ins_by_id[p["instrument_id"]]["status"] == "active"]
+        if held and Q.random() < 0.4:
+            pos = Q.choice(held)
+            ins = ins_by_id[pos["instrument_id"]]
+            side, qty = "sell", max(1, pos["quantity"] // Q.choice([1, 2, 4]))
+            price = int(round(ins["price_cents"] * Q.uniform(1.03, 1.15)))
+        else:
+            ins = Q.choice(tradable)
+            side = "buy"
+            qty = Q.choice([5, 10, 15, 20, 25, 50]) if ins["price_cents"] < 20000 else Q.choice([1, 2, 3, 5])
+            price = int(round(ins["price_cents"] * Q.uniform(0.85, 0.97)))
+        kind = "stop" if n % 6 == 5 else "limit"
+        limit, stop = (price, None) if kind == "limit" else (None, int(round(ins["price_cents"] * (0.9 if side == "sell" else 1.08))))
+        placed = ts(d, Q.randint(9, 15), Q.randint(31, 59) if d.weekday() == 0 else Q.randint(0, 59))
+        if placed[11:13] == "09" and int(placed[14:16]) < 30:
+            placed = placed[:14] + "3" + placed[15:]
+        if status == "expired":
+            tif, closed_at = "day", ts(d, 16, 0)
+            note = Q.choice(ORDER_NOTES) if Q.random() < 0.25 else None
+        else:
+            tif = Q.choice(["day", "gtc", "gtc"])
+            later = d if tif == "day" else min(d + timedelta(days=Q.randint(0, 6)), TODAY - timedelta(days=1))
+            while later.weekday() >= 5:
+                later -= timedelta(days=1)
+            closed_at = ts(later, Q.randint(10, 15), Q.randint(0, 59))
+            if closed_at <= placed:
+                closed_at = ts(d, 15, 58)
+            note = Q.choice(CANCEL_NOTES) if Q.random() < 0.55 else None
+        add_order(acc, ins, side, kind, qty, limit, stop, tif, status, placed, closed_at, note)
+
+    bank = {}
+    for acc in accounts:
+        country = inv_by_id[acc["investor_id"]]["country"]
+        bank[acc["account_id"]] = (Q.choice(BANKS[country]), f"{Q.randint(0, 9999):04d}")
+    for m in moves:
+        name, last4 = bank[m["account_id"]]
+        text = m["description"]
+        if text == "ACH deposit":
+            m["description"] = Q.choice(["ACH deposit from {b} checking ending {l}", "ACH pull from {b} account ending {l}",
+                                         "Recurring deposit from {b} ending {l}", "Bank transfer in from {b} ending {l}",
+                                         "Deposit from linked {b} account ending {l}"]).format(b=name, l=last4)
+        elif text == "Wire transfer in":
+            m["description"] = Q.choice(["Incoming wire from {b}, ref W{r}", "Wire received from {b} ending {l}",
+                                         "Domestic wire in, {b} ref W{r}"]).format(b=name, l=last4, r=Q.randint(100000, 999999))
+        elif text == "Initial funding":
+            m["description"] = Q.choice(["Initial funding by ACH from {b} ending {l}", "Account opening deposit from {b}",
+                                         "First deposit, linked {b} account ending {l}"]).format(b=name, l=last4)
+        elif text == "Withdrawal to bank":
+            m["description"] = Q.choice(["ACH withdrawal to {b} ending {l}", "Withdrawal to linked {b} account ending {l}",
+                                         "Cash out to {b} checking ending {l}"]).format(b=name, l=last4)
+        elif text == "Withdrawal before closing":
+            m["description"] = f"Closing balance sent to {name} ending {last4}"
 
     seed["investors"] = investors
     seed["staff"] = staff

@@ -11,6 +11,7 @@ knows its provenance, which becomes the task's grounding record.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,15 @@ def entity_name(param: str, world: World) -> str:
     if param.endswith("_id"):
         return param[:-3]
     return singular(table) if table else param
+
+
+_GENERIC_LISTS = {"items", "results", "rows", "data", "matches", "entries", "records"}
+
+
+def _element_entity(head: str) -> str | None:
+    """``home.devices`` -> ``device``: what the elements of a result list are, when the list says."""
+    name = re.sub(r"\[\d+\]", "", head).rpartition(".")[2]
+    return singular(name) if name and name not in _GENERIC_LISTS else None
 
 
 def _selector_order(item: tuple[str, Any]) -> tuple[int, str]:
@@ -113,7 +123,7 @@ class ArgumentResolver:
         element = elements[index]
         if not isinstance(element, dict):
             return None
-        entity = entity_name(param, self.world)
+        entity = _element_entity(head) or entity_name(param, self.world)  # a device's name, not a "home_name"
         # A person tells rows apart by what they can see (a title, a date), never by an internal id.
         scalars = [(k, v) for k, v in element.items()
                    if k != param and k not in self.internal and v is not None and not isinstance(v, dict | list | bool)]

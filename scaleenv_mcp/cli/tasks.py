@@ -1,4 +1,4 @@
-"""``scaleenv tasks synth|report DOMAIN``: synthesise verified tasks; report their diversity."""
+"""``scaleenv tasks synth|report|sample DOMAIN``: synthesise verified tasks; report their diversity; read a few."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 
 from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
 
-__all__ = ["app", "report", "synth"]
+__all__ = ["app", "report", "sample", "synth"]
 
 app = typer.Typer(help="Synthesise and inspect a domain's tasks.", no_args_is_help=True)
 
@@ -106,3 +106,37 @@ def report(
                       f"one call with every argument stated {real.one_call_all_stated}; mean gold length "
                       f"{real.mean_gold_length}; no read {real.without_read}; information {real.information_tasks}, "
                       f"refusal {real.refusal_tasks}", highlight=False)
+
+
+@app.command("sample")
+def sample(
+    domain: DomainArg,
+    n: Annotated[int, typer.Option("-n", "--n", min=1, help="Tasks to show.")] = 5,
+    seed: Annotated[int, typer.Option("--seed", help="Which tasks: the same seed shows the same ones.")] = 1,
+    tasks: Annotated[Path | None, typer.Option("--tasks", help="Tasks file (default: the domain's tasks.jsonl).")] = None,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Show N tasks drawn by seed as a person reads them: opening, instruction, what the user knows and gives
+    only when asked, the gold tool sequence, what the agent must tell and must not do. Markdown on stdout;
+    --json prints the task lines. docs/task-examples.md is this for every shipped domain."""
+    import sys
+
+    from scaleenv_mcp.cli.output import fail, print_json
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.errors import ScaleEnvError
+
+    from generator.samples import render_markdown, sample_tasks
+    from verifier.verify import load_tasks
+
+    try:
+        package = load_domain(resolve_domain_path(domain, domains_dir))
+        loaded = load_tasks(tasks) if tasks else list(package.tasks.values())
+    except ScaleEnvError as error:
+        fail(error)
+    chosen = sample_tasks(loaded, n, seed)
+    if json_output:
+        print_json([t.model_dump(mode="json") for t in chosen])
+        return
+    sys.stdout.write(render_markdown(package.slug, chosen) + "\n")  # plain Markdown: no wrapping, pipe-friendly

@@ -513,6 +513,180 @@ VARIANTS = {
 }
 
 
+# --------------------------------------------------------------------------- the shape of a live system
+# Run after the world is drawn, from its own stream: the rows and their keys stay where `rng` put them;
+# only wording (and a few statuses) change, so that the seed reads like a deployment, not a fixture.
+shape_rng = random.Random(SEED + 2)
+
+# Prescribers write a sig for the drug, not one line for every tablet. Keyed by how many doses a day
+# the original line implied (the quantity was computed from it), so quantity and sig still agree.
+SIGS = {
+    "Amoxicillin 500 mg capsule": {2: ["Take 1 capsule by mouth every 12 hours until all are gone."],
+                                   3: ["Take 1 capsule by mouth three times daily for 10 days, even if you feel better."],
+                                   1: ["Take 1 capsule by mouth once daily until finished."]},
+    "Cephalexin 500 mg capsule": {2: ["Take 1 capsule by mouth every 12 hours for the full course."],
+                                  3: ["Take 1 capsule by mouth three times daily until finished."],
+                                  1: ["Take 1 capsule by mouth daily with a full glass of water."]},
+    "Doxycycline 100 mg capsule": {1: ["Take 1 capsule by mouth daily with a full glass of water; stay upright for 30 minutes."],
+                                   2: ["Take 1 capsule by mouth twice daily with food; avoid strong sun."],
+                                   3: ["Take 1 capsule by mouth three times daily with water."]},
+    "Omeprazole 20 mg capsule": {1: ["Take 1 capsule by mouth 30 minutes before breakfast.",
+                                     "Take 1 capsule by mouth every morning before eating."],
+                                 2: ["Take 1 capsule by mouth twice daily, before breakfast and before dinner."],
+                                 3: ["Take 1 capsule by mouth three times daily before meals."]},
+    "Isotretinoin 20 mg capsule": {3: ["Take 1 capsule by mouth three times daily with meals; no pregnancy while on it."],
+                                   2: ["Take 1 capsule by mouth twice daily with a fatty meal."],
+                                   1: ["Take 1 capsule by mouth daily with dinner."]},
+    "Cetirizine 10 mg tablet": {1: ["Take 1 tablet by mouth once daily as needed for allergy symptoms.",
+                                    "Take 1 tablet by mouth at bedtime; may cause drowsiness."],
+                                2: ["Take 1 tablet by mouth twice daily during allergy flares.",
+                                    "Take 1 tablet by mouth every 12 hours as needed for itching.",
+                                    "Take 1 tablet morning and evening while pollen counts are high."]},
+    "Lisinopril 10 mg tablet": {1: ["Take 1 tablet by mouth every morning for blood pressure.",
+                                    "Take 1 tablet by mouth daily; check your blood pressure at home twice a week."],
+                                2: ["Take 1 tablet by mouth twice daily, morning and evening."]},
+    "Azithromycin 250 mg tablet": {1: ["Take 1 tablet by mouth daily at the same time until finished.",
+                                       "Take 1 tablet by mouth once a day for 5 days."],
+                                   2: ["Take 1 tablet by mouth twice daily with food until finished."]},
+    "Fluconazole 150 mg tablet": {1: ["Take 1 tablet by mouth once; repeat in 3 days if symptoms remain."],
+                                  2: ["Take 1 tablet by mouth twice daily with or without food."]},
+    "Metformin 500 mg tablet": {1: ["Take 1 tablet by mouth with the evening meal.",
+                                    "Take 1 tablet by mouth with breakfast; increase only as directed.",
+                                    "Take 1 tablet by mouth daily with food to limit stomach upset."],
+                                2: ["Take 1 tablet by mouth twice daily with breakfast and dinner."]},
+    "Metformin ER 750 mg tablet": {1: ["Take 1 tablet by mouth with dinner; swallow whole.",
+                                       "Take 1 extended-release tablet daily with the evening meal."],
+                                   2: ["Take 1 tablet by mouth twice daily with meals; do not crush."]},
+    "Levothyroxine 50 mcg tablet": {1: ["Take 1 tablet by mouth every morning on an empty stomach, 30 minutes before breakfast."]},
+    "Levothyroxine 75 mcg tablet": {1: ["Take 1 tablet by mouth on waking with water; wait 30 to 60 minutes before eating."],
+                                    2: ["Take 1 tablet by mouth twice daily as directed while the dose is adjusted."]},
+    "Atorvastatin 20 mg tablet": {1: ["Take 1 tablet by mouth once daily in the evening."]},
+    "Atorvastatin 40 mg tablet": {1: ["Take 1 tablet by mouth daily at bedtime for cholesterol."]},
+    "Trazodone 50 mg tablet": {1: ["Take 1 tablet by mouth at bedtime as needed for sleep.",
+                                   "Take 1 tablet by mouth 30 minutes before bed."]},
+    "Warfarin 5 mg tablet": {1: ["Take 1 tablet by mouth every evening, or as directed by the anticoagulation clinic."]},
+    "Sumatriptan 50 mg tablet": {1: ["Take 1 tablet by mouth at the start of a migraine; may repeat once after 2 hours."]},
+    "Naproxen 500 mg tablet": {1: ["Take 1 tablet by mouth once daily with food as needed for pain."],
+                               2: ["Take 1 tablet by mouth twice daily with food for up to 10 days."]},
+    "Ciprofloxacin 500 mg tablet": {1: ["Take 1 tablet by mouth daily; keep 2 hours apart from antacids."],
+                                    2: ["Take 1 tablet by mouth every 12 hours until finished."]},
+    "Methylphenidate ER 18 mg tablet": {1: ["Take 1 tablet by mouth every morning; do not take after noon."]},
+    "Amphetamine salts 10 mg tablet": {2: ["Take 1 tablet by mouth in the morning and 1 at lunchtime."],
+                                       1: ["Take 1 tablet by mouth every morning."]},
+    "Alprazolam 0.5 mg tablet": {2: ["Take 1 tablet by mouth twice daily as needed for anxiety; do not drive after a dose."],
+                                 1: ["Take 1 tablet by mouth at bedtime as needed for anxiety."]},
+    "Escitalopram 10 mg tablet": {1: ["Take 1 tablet by mouth every morning."],
+                                  2: ["Take half a tablet twice daily for the first week, then as directed."]},
+    "Sertraline 50 mg tablet": {1: ["Take 1 tablet by mouth daily with breakfast."]},
+    "Amlodipine 5 mg tablet": {1: ["Take 1 tablet by mouth daily for blood pressure."],
+                               2: ["Take 1 tablet by mouth twice daily; report ankle swelling."]},
+    "Apixaban 5 mg tablet": {2: ["Take 1 tablet by mouth every 12 hours; do not skip doses."]},
+    "Metoprolol succinate ER 50 mg tablet": {1: ["Take 1 tablet by mouth daily; do not stop suddenly."],
+                                             2: ["Take 1 tablet by mouth twice daily with food; do not stop suddenly."]},
+    "Losartan 50 mg tablet": {1: ["Take 1 tablet by mouth nightly for blood pressure."]},
+    "Spironolactone 25 mg tablet": {1: ["Take 1 tablet by mouth in the evening; avoid potassium supplements."],
+                                    2: ["Take 1 tablet by mouth twice daily with food."]},
+    "Hydrocortisone 2.5% cream": {0: ["Apply a thin layer to affected skin twice daily.",
+                                      "Apply a thin layer to the rash twice a day for up to 2 weeks.",
+                                      "Rub a small amount into itchy patches morning and night; not on the face.",
+                                      "Apply to the eczema patches twice daily; stop when the skin clears.",
+                                      "Apply thinly to the affected area up to twice daily for 7 days."]},
+    "Tretinoin 0.05% cream": {0: ["Apply a pea-sized amount to the whole face at bedtime; use sunscreen daily."]},
+    "Fluticasone 50 mcg nasal spray": {0: ["Use 2 sprays in each nostril once daily.",
+                                           "Spray twice in each nostril every morning, aiming away from the septum.",
+                                           "Use 1 spray in each nostril twice daily during allergy season."]},
+}
+# Payers word the same denial in their own ways; each category keeps its meaning.
+DENIAL_WORDING = {
+    "Service not covered under plan for telehealth": [
+        "Service not covered under plan for telehealth", "Telehealth visits are not a covered benefit on this plan",
+        "Place of service 02 (telehealth) not covered for this procedure code"],
+    "Missing or invalid diagnosis code": [
+        "Missing or invalid diagnosis code", "Diagnosis code not specific enough for the billed service",
+        "Diagnosis does not support the level of service billed"],
+    "Patient not eligible on date of service": [
+        "Patient not eligible on date of service", "Member coverage could not be verified for the date of service",
+        "Member ID not found on the payer's eligibility file", "Eligibility not confirmed: subscriber information mismatch"],
+    "Duplicate claim submission": [
+        "Duplicate claim submission", "Claim duplicates one already processed for this date of service"],
+    "Prior authorization required": [
+        "Prior authorization required", "No prior authorization on file for this service",
+        "Specialist visit requires a referral from the primary care provider"],
+}
+APPEAL_WORDING = {
+    "Service not covered under plan for telehealth": [
+        "Telehealth visits are covered under the plan's virtual care benefit; resubmitting with the visit documentation.",
+        "Visit notes show a synchronous audio-video encounter, which the plan lists as a covered telehealth service."],
+    "Missing or invalid diagnosis code": ["Corrected the diagnosis code on the visit note; please reprocess the claim."],
+    "Patient not eligible on date of service": [
+        "The member was enrolled on the date of service; attaching the eligibility confirmation from the payer portal.",
+        "My coverage was active that day; my member card and the plan's confirmation letter are attached."],
+    "Duplicate claim submission": ["This is not a duplicate: the earlier claim was for a different visit date."],
+    "Prior authorization required": [
+        "Prior authorization is not required for an established-patient video follow-up under this plan.",
+        "The referral from my primary care doctor was on file before the visit; a copy is attached."],
+}
+# Patients describe the same kind of visit in their own words.
+REASON_WORDING = {
+    "Mood check after dose change": ["Mood check after dose change", "Checking in two weeks after my dose went up",
+                                     "Follow-up on mood since the new dose", "Still feeling low after the dose change",
+                                     "Review how the higher dose is going"],
+    "Blood pressure follow-up": ["Blood pressure follow-up", "Going over my home blood pressure log",
+                                 "BP check since starting the new pill"],
+    "Type 2 diabetes follow-up": ["Type 2 diabetes follow-up", "Sugars running high in the mornings",
+                                  "Diabetes check-in and glucose log review"],
+    "Seasonal allergies flaring": ["Seasonal allergies flaring", "Itchy eyes and sneezing since the pollen started",
+                                   "Hay fever worse than usual this spring"],
+    "Hypertension management": ["Hypertension management", "Blood pressure still high on current pills"],
+    "Annual medication review": ["Annual medication review", "Yearly review of my prescriptions"],
+    "Ear pain and fever": ["Ear pain and fever", "My son has an earache and a temperature"],
+    "Thyroid dose adjustment": ["Thyroid dose adjustment", "Feeling tired again on the current levothyroxine dose"],
+    "Painful urination since yesterday": ["Painful urination since yesterday", "Burning when I pee, started last night"],
+    "High blood pressure despite medication": ["High blood pressure despite medication",
+                                               "Readings above 150 even on two medications"],
+}
+# Triages answered with self-care advice the day after they came in: most triages in a live queue are settled.
+ADVISED_TRIAGES = ("TRI-00033", "TRI-00034", "TRI-00035", "TRI-00036")
+
+
+def _doses(line: str, form: str) -> int:
+    if form in ("cream", "nasal_spray"):
+        return 0
+    return 2 if "twice" in line else 3 if "three" in line else 1
+
+
+def reshape(meds: list[dict], triage: list[dict], appointments: list[dict], prescriptions: list[dict],
+            claims: list[dict]) -> None:
+    by_id = {m["medication_id"]: m for m in meds}
+    for row in prescriptions:
+        med = by_id[row["medication_id"]]
+        options = SIGS.get(med["name"], {}).get(_doses(row["dosage_instructions"], med["form"]))
+        if options:
+            row["dosage_instructions"] = shape_rng.choice(options)
+    turn: dict[str, int] = {}
+    for row in claims:
+        category = row["denial_reason"]
+        if category is None:
+            continue
+        words = DENIAL_WORDING[category]
+        row["denial_reason"] = words[turn.get(category, 0) % len(words)]
+        turn[category] = turn.get(category, 0) + 1
+        if row["appeal_reason"] is not None:
+            row["appeal_reason"] = shape_rng.choice(APPEAL_WORDING[category])
+    seen: dict[str, int] = {}
+    for row in appointments:
+        words = REASON_WORDING.get(row["reason"])
+        if words is None:
+            continue
+        original = row["reason"]
+        reason = words[seen.get(original, 0) % len(words)]
+        seen[original] = seen.get(original, 0) + 1
+        row["reason"] = reason  # the clinician's note keeps the clinical wording
+    for row in triage:
+        if row["triage_id"] in ADVISED_TRIAGES and row["status"] == "open":
+            row["status"] = "closed"
+
+
 def main() -> None:
     patients = make_patients()
     clinicians = make_clinicians(patients)
@@ -1018,6 +1192,8 @@ def main() -> None:
     for row in messages:
         if isinstance(row["reply_to_message_id"], dict):
             row["reply_to_message_id"] = row["reply_to_message_id"]["message_id"]
+
+    reshape(meds, triage, appointments, prescriptions, claims)
 
     seed = {
         "patients": patients, "clinicians": clinicians, "availability_slots": slots,

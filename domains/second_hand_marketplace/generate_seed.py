@@ -765,6 +765,178 @@ for k in range(40):
                        "url": f"https://img.preloved-market.co.uk/{lst['listing_id'].lower()}/{pos}.jpg", "position": pos,
                        "caption": live.choice((None, None, "Front view", "Close-up of wear", "Label and size"))})
 
+# ----------------------------------------------------------------------------- the shape of a live marketplace
+# A third generator, so every row above keeps its values; this pass only changes values of existing
+# rows (no row is added or removed, so the ids the tests name stay put).
+shape = random.Random(SEED + 2)
+test_named = {"LST-00001", "LST-00002", "LST-00003", "LST-00004", "LST-00005", "LST-00006", "LST-00007", "LST-00008",
+              "LST-00009", "LST-00010", "LST-00011", "LST-00013", "LST-00015", "LST-00017", "LST-00018", "LST-00019",
+              "LST-00024", "LST-00025", "LST-00026", "LST-00029", "LST-00031", "LST-00036", "LST-00038", "LST-00042",
+              "LST-00043", "LST-00044", "LST-00045", "LST-00046", "LST-00047", "LST-00052", "LST-00055", "LST-00059",
+              "LST-00060", "LST-00066", "LST-00070", "LST-00071", "LST-00072", "LST-00073", "LST-00076", "LST-00086",
+              "LST-00087", "LST-00090", "LST-00100", "LST-00106", "LST-00107", "LST-00110", "LST-00112", "LST-00115",
+              "LST-00123", "LST-00126", "LST-00127", "LST-00128", "LST-00132", "LST-00133", "LST-00136", "LST-00146",
+              "LST-00150", "LST-00155", "LST-00161", "LST-00163", "LST-00167", "LST-00172", "LST-00185", "LST-00187",
+              "LST-00211", "LST-00213", "LST-00217", "LST-00218", "LST-00220", "LST-00233", "LST-00242", "LST-00254",
+              "LST-00259", "LST-00261", "LST-00262", "LST-00265"}
+
+# the same product from a few sellers is a good look-alike; ten of one product is a catalogue, so beyond
+# four listings of one title the others are a similar item of the same kind, price and weight
+SIMILAR = {
+    "Bose SoundLink Flex speaker": ("JBL Flip 5 speaker blue", "Ultimate Ears Wonderboom 3 speaker", "Marshall Emberton speaker black"),
+    "Ottolenghi Simple cookbook hardback": ("Nigella Lawson Cook, Eat, Repeat hardback", "Dishoom cookbook hardback", "Rick Stein India cookbook hardback"),
+    "Smeg kettle pastel blue": ("Smeg toaster 2 slice cream", "Dualit Classic kettle chrome", "Bodum Bistro kettle red"),
+    "Vinyl bundle 1970s rock 25 LPs": ("Vinyl bundle 1980s pop 20 LPs", "Jazz vinyl collection 15 LPs", "Beatles vinyl LPs set of 6"),
+    "Fender Player Stratocaster sunburst": ("Fender Player Telecaster butterscotch", "Gibson Les Paul Studio ebony", "PRS SE Custom 24 blue"),
+    "Habitat velvet armchair green": ("Made.com velvet armchair mustard", "Loaf linen armchair oatmeal", "IKEA Strandmon wing chair grey"),
+    "Apple iPad Air 4th gen 64GB": ("Apple iPad 9th gen 64GB", "Samsung Galaxy Tab S7 128GB", "Apple iPad mini 6 64GB"),
+    "Ottolenghi Jerusalem cookbook hardback": ("Ottolenghi Plenty hardback", "Mary Berry Baking Bible hardback", "Jamie Oliver 5 Ingredients hardback"),
+    "Hot Wheels track builder set": ("Scalextric Formula 1 starter set", "Hot Wheels Ultimate Garage", "Paw Patrol lookout tower"),
+    "Sony WH-1000XM5 noise cancelling headphones": ("Bose QuietComfort 45 headphones", "Sennheiser Momentum 4 headphones", "Apple AirPods Max silver"),
+    "IKEA Kallax 4x4 shelving unit white": ("IKEA Billy bookcase white", "IKEA Hemnes bookcase white stain", "John Lewis oak bookcase"),
+    "Carrera Subway 1 hybrid bike M": ("Boardman MTX 8.6 hybrid bike M", "Specialized Sirrus 2.0 hybrid bike L", "Trek FX 2 hybrid bike M"),
+    "Garmin Forerunner 245": ("Garmin Forerunner 55", "Fitbit Charge 5", "Apple Watch SE 40mm"),
+    "Nintendo Switch OLED white": ("Nintendo Switch neon red and blue", "PlayStation 4 Slim 500GB", "Xbox Series S 512GB"),
+    "Le Creuset cast iron casserole 20cm cerise": ("Le Creuset shallow casserole 26cm volcanic", "Staub cocotte 24cm grey", "Le Creuset stoneware baking dish set"),
+    "IKEA Kallax 2x4 shelving unit black": ("IKEA Kallax 1x4 shelving unit white", "IKEA Lack wall shelf black", "IKEA Eket cabinet set grey"),
+    "Mid-century oak sideboard": ("G Plan teak sideboard", "Mid-century walnut chest of drawers", "Ercol Windsor sideboard"),
+    "Fender Squier Stratocaster sunburst": ("Yamaha Pacifica 112V sunburst", "Epiphone Les Paul Special cherry", "Squier Affinity Telecaster black"),
+    "North Face Nuptse puffer jacket L": ("Patagonia Down Sweater jacket L", "Arc'teryx Atom hoody M", "Rab Microlight Alpine jacket L"),
+    "Ukulele soprano Kala KA-15S": ("Ukulele concert Martin Smith", "Yamaha C40 classical guitar", "Hohner Special 20 harmonica set"),
+    "Callaway Strata golf set": ("Wilson Prostaff golf set", "TaylorMade Stealth driver", "Ping G425 iron set"),
+    "Nespresso Vertuo Next coffee machine": ("De'Longhi Dedica espresso machine", "Sage Bambino coffee machine", "Nespresso Essenza Mini"),
+    "Boss Katana 50 MkII amp": ("Fender Mustang LT25 amp", "Vox AC10 combo amp", "Marshall MG15 amp"),
+    "LEGO Millennium Falcon 75192 UCS sealed": ("LEGO Star Destroyer 75252 UCS sealed", "LEGO Titanic 10294 sealed", "LEGO Colosseum 10276 complete"),
+    "Apple iPad Air 5th gen 64GB": ("Apple iPad Pro 11 2021 128GB", "Apple iPad Air 5th gen 256GB", "Microsoft Surface Go 3"),
+    "Peloton weights set 3lb": ("Adjustable dumbbells 2 x 10kg", "Kettlebell 12kg cast iron", "Resistance bands set of 5"),
+    "Penguin Modern Classics bundle of 10": ("Agatha Christie paperbacks bundle of 12", "Folio Society Jane Austen set", "Philip Pullman His Dark Materials box set"),
+    "Pine bedside table": ("Oak bedside table with drawer", "IKEA Malm bedside table white", "Painted pine chest of drawers"),
+}
+title_count: dict[str, int] = {}
+renamed: dict[str, tuple[str, str]] = {}
+for lst in sorted(listings, key=lambda l: (l["listing_id"] not in test_named, l["listing_id"])):
+    title = lst["title"]
+    title_count[title] = title_count.get(title, 0) + 1
+    if title_count[title] <= 4 or title not in SIMILAR or lst["listing_id"] in test_named:
+        continue
+    new = SIMILAR[title][(title_count[title] - 5) % 3]
+    renamed[lst["listing_id"]] = (title, new)
+    lst["title"] = new
+    lst["description"] = lst["description"].replace(title, new, 1)
+for o in orders:
+    if o["listing_id"] in renamed:
+        old, new = renamed[o["listing_id"]]
+        for r in reviews:
+            if r["order_id"] == o["order_id"]:
+                r["comment"] = r["comment"].replace(short(old), short(new))
+        for d in disputes:
+            if d["order_id"] == o["order_id"]:
+                d["description"] = d["description"].replace(short(old), short(new))
+for r in reports:
+    if r["listing_id"] in renamed:
+        old, new = renamed[r["listing_id"]]
+        r["details"] = r["details"].replace(short(old), short(new))
+
+# orders: buyers confirm delivery within a few days, so few delivered orders wait in escrow
+for oid in ("ORD-00039", "ORD-00040", "ORD-00041", "ORD-00042", "ORD-00043", "ORD-00044", "ORD-00090", "ORD-00095"):
+    o = order_by_id[oid]
+    o["status"] = "completed"
+    o["completed_on"] = min(TODAY, date.fromisoformat(o["delivered_on"]) + timedelta(days=shape.randint(1, 2))).isoformat()
+    pay = next(p for p in payments if p["order_id"] == oid)
+    pay["status"], pay["released_pence"], pay["settled_on"] = "released", o["item_price_pence"] + o["shipping_pence"], o["completed_on"]
+    listing_by_id[o["listing_id"]]["status"] = "sold"
+
+# offers: most offers are answered or lapse; few are still waiting for the seller
+for oid, status in (("OFR-00009", "declined"), ("OFR-00017", "expired"), ("OFR-00023", "declined"),
+                    ("OFR-00031", "expired"), ("OFR-00035", "declined")):
+    off = next(x for x in offers if x["offer_id"] == oid)
+    off["status"] = status
+    if status == "expired":
+        created = -shape.randint(4, 9)
+        off["created_on"], off["expires_on"] = day(created), day(created + 2)
+
+# reports: the trust and safety team clears most reports within a few days
+for rid, status in (("RPT-00015", "dismissed"), ("RPT-00021", "dismissed"), ("RPT-00022", "dismissed"),
+                    ("RPT-00028", "upheld"), ("RPT-00030", "upheld"), ("RPT-00033", "dismissed")):
+    r = next(x for x in reports if x["report_id"] == rid)
+    r["status"] = status
+    r["reviewed_on"] = min(TODAY, date.fromisoformat(r["created_on"]) + timedelta(days=shape.randint(1, 3))).isoformat()
+
+REPORT_DETAILS = {
+    "prohibited_item": ("Listing appears to include a replica weapon, which is not allowed.",
+                        "Pictures show an item that is banned on the site.", "This looks like a recalled product.",
+                        "The {item} comes with a battery pack that looks swollen in photo 2.",
+                        "Description says the {item} is sold with an air rifle scope."),
+    "counterfeit": ("Photos look like a copy, the logo is wrong.", "Price is far too low for a genuine {item}.",
+                    "The tag on the {item} is a known fake design.", "Font on the box of the {item} is off compared with the real one.",
+                    "Seller has several of these, all sealed and half price. Fakes, surely?",
+                    "Serial plate in the third photo looks edited."),
+    "scam": ("Seller asked me to pay by bank transfer outside the app.", "Seller sent me a link to pay on another website.",
+             "Same photos as another listing under a different name.",
+             "Wants a PayPal friends and family deposit before posting the {item}.",
+             "Asked for my phone number, then texted me a fake courier link."),
+    "offensive": ("Description contains abusive language.", "Seller's notes on the {item} are insulting.",
+                  "The description mocks a previous buyer by name.", "Rude remarks about timewasters and worse in the text."),
+    "wrong_category": ("This is listed in the wrong category.", "The {item} belongs under another category.",
+                       "Keeps turning up in the wrong section when I search.", "Not the right category, it confuses the filters."),
+}
+REVIEW_NOTES = {
+    ("prohibited_item", "dismissed"): ("Checked against the recall list; this model is not affected.",
+                                       "Nothing banned in the photos or the description.", "Toy replica, allowed under the rules."),
+    ("counterfeit", "dismissed"): ("Seller provided proof of purchase.", "Serial number checks out with the maker.",
+                                   "Compared with the brand's photos; logo and stitching match.",
+                                   "Low price reflects the condition; no sign of a fake."),
+    ("scam", "dismissed"): ("No evidence of off-platform payment.", "Messages stay on the app; nothing suspicious.",
+                            "Photos are the seller's own; nothing to act on.", "Reporter confused two similar listings; no action."),
+    ("offensive", "dismissed"): ("Wording is blunt but not abusive.", "Read the description again; nothing insulting in it.",
+                                 "Seller had already edited the text; nothing left to act on."),
+    ("wrong_category", "dismissed"): ("Category is acceptable for this item.", "Item fits the chosen category well enough.",
+                                      "A fair choice of category; left as it is.", "Borderline, but the category is not misleading."),
+    ("offensive", "upheld"): ("Seller warned and the insulting line removed from the description.",
+                              "Abusive wording confirmed; seller asked to reword the listing."),
+    ("wrong_category", "upheld"): ("Moved to the right category and told the seller.", "Recategorised; seller informed by message."),
+}
+UPHELD_REMOVED = ("Listing breaks the prohibited items policy; removed.", "Confirmed breach; listing taken down.",
+                  "Removed after checking the photos.", "Fake confirmed against the brand's guide; listing removed.",
+                  "Off-platform payment request confirmed in messages; removed.")
+used: dict[str, int] = {}
+
+
+def next_line(lines: tuple[str, ...], key: str) -> str:
+    """Lines in turn (from a shuffled start), so no sentence is written much more often than another."""
+    if key not in used:
+        used[key] = shape.randrange(len(lines))
+    used[key] += 1
+    return lines[used[key] % len(lines)]
+
+
+for r in reports:
+    item = short(listing_by_id[r["listing_id"]]["title"])
+    if r["report_id"] not in ("RPT-00001", "RPT-00003", "RPT-00004", "RPT-00005"):
+        r["details"] = next_line(REPORT_DETAILS[r["reason"]], r["reason"]).format(item=item)
+    if r["report_id"] == "RPT-00004":
+        continue
+    if r["status"] == "dismissed":
+        r["review_note"] = next_line(REVIEW_NOTES[(r["reason"], "dismissed")], r["reason"] + "/dismissed")
+    elif r["status"] == "upheld" and r["reason"] in ("offensive", "wrong_category"):
+        r["review_note"] = next_line(REVIEW_NOTES[(r["reason"], "upheld")], r["reason"] + "/upheld")
+    elif r["status"] == "upheld":
+        r["review_note"] = next_line(UPHELD_REMOVED, "removed")
+
+# paid orders the seller has sat on for a few days: past the 2-day cancellation window of the policy
+for oid, created in (("ORD-00021", -6), ("ORD-00026", -7), ("ORD-00027", -5), ("ORD-00025", -5),
+                       ("ORD-00022", -4), ("ORD-00028", -6)):
+    o = order_by_id[oid]
+    o["created_on"], o["paid_on"] = day(created), day(created + 1)
+    pay = next(p for p in payments if p["order_id"] == oid)
+    pay["held_on"] = o["paid_on"]
+    for lab in labels:
+        if lab["order_id"] == oid:
+            lab["created_on"] = day(created + 2)
+# disputes opened in the last two days: the seller still has time to answer before anyone resolves them
+next(d for d in disputes if d["dispute_id"] == "DSP-00011")["opened_on"] = day(0)
+next(d for d in disputes if d["dispute_id"] == "DSP-00012")["opened_on"] = day(-1)
+
 seed = {
     "members": members, "listings": listings, "listing_photos": photos, "offers": offers, "orders": orders,
     "escrow_payments": payments, "shipping_labels": labels, "disputes": disputes, "reviews": reviews,

@@ -831,8 +831,148 @@ def vary_text(t):
     return t
 
 
+# --------------------------------------------------------------------------- live history
+# A live deployment has history: projects that ran sprints long before today, goals written by the
+# teams for their own sprints, and task titles each company words its own way. These passes run
+# after every row above exists, from their own generator, so that no existing id moves.
+HISTORY_RNG = random.Random(5120626)
+
+# (project name, title the template gave) -> how that company actually wrote it
+RETITLED = {
+    ("Satellite Tile Pipeline", "Document column-level lineage"): "Document lineage for the tile metadata tables",
+    ("Lab Inventory System", "Document column-level lineage"): "Map which reports read the inventory tables",
+    ("Year-End Close Automation", "Set up data quality checks"): "Add reconciliation checks to the ledger export",
+    ("Satellite Tile Pipeline", "Set up data quality checks"): "Flag missing or corrupt tiles after each ingest",
+    ("Volunteer Portal", "Review homepage copy with marketing"): "Review sign-up page copy with the comms team",
+    ("Volunteer Portal", "Design product page mockups"): "Design volunteer opportunity page mockups",
+    ("Satellite Tile Pipeline", "Design warehouse star schema"): "Design the tile catalogue schema",
+    ("Member Newsletter Relaunch", "Set up email nurture sequence"): "Set up welcome emails for new members",
+}
+
+
+def retitle(t):
+    names = {p["project_id"]: p["name"] for p in t["projects"]}
+    for row in t["tasks"]:
+        row["title"] = RETITLED.get((names[row["project_id"]], row["title"]), row["title"])
+    return t
+
+
+HISTORY_WINDOWS = (("2026-03-09", "2026-03-22", "Sprint 9"), ("2026-03-23", "2026-04-05", "Sprint 10"))
+
+
+def add_sprint_history(t):
+    """Closed sprints the busy projects ran before the ones the main generator made: the two before
+    Sprint 11 for active projects, and every two-week sprint of a finished project that holds work."""
+    sprints_of = {}
+    for sprint in t["sprints"]:
+        sprints_of.setdefault(sprint["project_id"], []).append(sprint)
+    number = len(t["sprints"])
+    rich = {ws["workspace_id"] for ws in t["workspaces"][: len(RICH)]}
+    for project in t["projects"]:
+        if project["workspace_id"] not in rich:
+            continue
+        pid = project["project_id"]
+        done = [r for r in t["tasks"] if r["project_id"] == pid and r["status"] == "done" and r["sprint_id"] is None]
+        windows = []
+        if project["status"] == "active" and sprints_of.get(pid):
+            windows = [(s, e, n) for s, e, n in HISTORY_WINDOWS if project["start_date"] <= s]
+        elif project["status"] in ("completed", "archived") and done:
+            first = d(project["start_date"])
+            first += timedelta(days=(7 - first.weekday()) % 7)  # sprints start on a Monday
+            last = max(d(r["completed_on"]) for r in done)
+            lowest = min(d(r["completed_on"]) for r in done)
+            k = 1
+            while first <= last:
+                end = first + timedelta(days=13)
+                if end >= lowest:
+                    windows.append((iso(first), iso(end), f"Sprint {k}"))
+                first += timedelta(days=14)
+                k += 1
+        for start, end, name in windows:
+            if not any(start <= r["completed_on"] <= end for r in done if r["sprint_id"] is None):
+                continue  # only the sprints whose work is still in the data
+            number += 1
+            sprint = {"sprint_id": f"SPR-{number:05d}", "project_id": pid, "name": name, "goal": None,
+                      "start_date": start, "end_date": end, "capacity_hours": 0, "status": "closed",
+                      "closed_on": iso(d(end) + timedelta(days=1))}
+            for row in done:
+                if row["sprint_id"] is None and start <= row["completed_on"] <= end:
+                    row["sprint_id"] = sprint["sprint_id"]
+            committed = sum(r["estimate_hours"] or 0 for r in done if r["sprint_id"] == sprint["sprint_id"])
+            sprint["capacity_hours"] = max(int(math.ceil(committed)) + HISTORY_RNG.choice((4, 8, 12, 16)), 24)
+            t["sprints"].append(sprint)
+    return t
+
+
+GOALS_WITH_TWO = (
+    "{A} and {b}.", "{A}; if there is room, {b}.", "Main goal: {a}. Stretch: {b}.",
+    "{A} first, then {b}.", "Get {q} signed off and {b} under way.", "{A}, and {b} ready for review.",
+    "Close out {q} and {q2}.", "{A} and {b}, no new scope.",
+)
+GOALS_WITH_ONE = (
+    "{A} ahead of the {m} milestone.", "{A}. Everything else is secondary.", "Focus: {a}.",
+    "{A}, so the {m} date holds.", "Finish {q}; keep interruptions out of the sprint.",
+    "{A}; leave time for review comments.",
+)
+GOALS_WITHOUT_TASKS = (
+    "Prep work for the {m} milestone.", "Bugs, review comments and the {p} retro actions.",
+    "Scope and estimate the next batch of {p} work.", "Whatever is still open for the {m} milestone.",
+    "Pick up the {p} backlog items the team agrees on at planning.",
+)
+
+
+def _lower_first(title):
+    return title[0].lower() + title[1:] if len(title) > 1 and title[1].islower() else title
+
+
+def write_sprint_goals(t):
+    """Each team writes its own sprint goal, naming the work the sprint holds; about one in five
+    sprints has none."""
+    projects = {p["project_id"]: p for p in t["projects"]}
+    milestones = {}
+    for ms in t["milestones"]:
+        milestones.setdefault(ms["project_id"], []).append(ms)
+    for sprint in t["sprints"]:
+        if sprint["goal"] == "Kick-off and discovery.":
+            continue
+        if HISTORY_RNG.random() < 0.2:
+            sprint["goal"] = None
+            continue
+        titles = sorted(r["title"] for r in t["tasks"] if r["sprint_id"] == sprint["sprint_id"])
+        HISTORY_RNG.shuffle(titles)
+        ms = [m for m in milestones.get(sprint["project_id"], []) if m["due_date"] >= sprint["start_date"]]
+        mname = f'\u201c{(ms or milestones.get(sprint["project_id"], [{"name": "next"}]))[0]["name"]}\u201d'
+        if len(titles) >= 2:
+            template = HISTORY_RNG.choice(GOALS_WITH_TWO)
+        elif titles:
+            template = HISTORY_RNG.choice(GOALS_WITH_ONE)
+        else:
+            template = HISTORY_RNG.choice(GOALS_WITHOUT_TASKS)
+        a = titles[0] if titles else ""
+        b = titles[1] if len(titles) > 1 else ""
+        sprint["goal"] = template.format(A=a, a=_lower_first(a), b=_lower_first(b), q=f"\u201c{a}\u201d",
+                                         q2=f"\u201c{b}\u201d", m=mname, p=projects[sprint["project_id"]]["name"])
+    return t
+
+
+# Milestones the teams re-planned instead of letting them lapse: the new date they agreed.
+REPLANNED = {"MS-00009": "2026-05-22", "MS-00011": "2026-05-29", "MS-00017": "2026-05-20",
+             "MS-00023": "2026-06-05", "MS-00029": "2026-05-26"}
+
+
+def replan_milestones(t):
+    for ms in t["milestones"]:
+        if ms["milestone_id"] in REPLANNED:
+            assert ms["status"] == "missed"
+            later = [m["due_date"] for m in t["milestones"] if m["project_id"] == ms["project_id"]
+                     and m["due_date"] > ms["due_date"]]
+            assert all(REPLANNED[ms["milestone_id"]] < due for due in later)
+            ms["due_date"], ms["status"] = REPLANNED[ms["milestone_id"]], "open"
+    return t
+
+
 def main():
-    tables = vary_text(finish(build()))
+    tables = write_sprint_goals(add_sprint_history(replan_milestones(vary_text(retitle(finish(build()))))))
     out = Path(__file__).with_name("seed.json")
     text = "{\n" + ",\n".join(
         f"  {json.dumps(name)}: [\n" + ",\n".join("    " + json.dumps(row, ensure_ascii=False) for row in rows) + "\n  ]"

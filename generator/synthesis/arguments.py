@@ -168,6 +168,13 @@ class ArgumentResolver:
             return self.acting_candidates(tool, param, near, chosen_rows, chosen)
         if self.hide_ids and param in self.internal:
             return []  # an identified person does not know internal ids: the agent looks them up or does without
+        if schema.get("examples") and not is_search_param(param):
+            # The author's words for what a person writes here ("Moving abroad next month") beat a
+            # same-named column of another table (a visit's reason is no reason to cancel it).
+            written = self._admissible(tool, param, [(v, param) for v in schema_values(
+                param, schema, self.manifest.clock, self.rng)])
+            if written:
+                return written
         values: list[tuple[Any, str]] = []
         if chosen:
             values += [(v, param) for v in self.world.cooccurring(param, chosen)[:4]]

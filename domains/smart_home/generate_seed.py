@@ -34,6 +34,10 @@ def day(offset: int) -> str:
     return (TODAY + timedelta(days=offset)).isoformat()
 
 
+def date_of(text: str):
+    return datetime.fromisoformat(text).date()
+
+
 def stamp(minutes_before: int) -> str:
     return (CLOCK - timedelta(minutes=minutes_before)).isoformat(timespec="seconds")
 
@@ -569,6 +573,144 @@ for device in devices:
             "released_on": day(-rng.randint(60, 120)), "scheduled_for": None,
             "completed_at": stamp(rng.randint(60 * 24 * 20, 60 * 24 * 55)),
         })
+
+# ----------------------------------------------------------------------------- a live deployment's shape
+# Added in round 3 (seed shape, issue #20): a household app that has run for months holds mostly resolved
+# alarms, installed updates and automations each family named its own way. Every change below is explicit
+# (by id) or drawn from its own stream, so the rows above keep their values and their ids.
+tune = random.Random(SEED + 2)
+by_id = {table: {row[key]: row for row in rows} for table, key, rows in (
+    ("devices", "device_id", devices), ("alarm_events", "event_id", alarm_events),
+    ("firmware_updates", "update_id", firmware_updates), ("access_codes", "code_id", access_codes),
+    ("automations", "automation_id", automations))}
+
+
+def home_member_ids(home_id: str) -> list[str]:
+    return [m["user_id"] for m in memberships if m["home_id"] == home_id and m["role"] != "guest" and m["status"] == "active"]
+
+
+# automations: a household names its own (the few that the tests name keep theirs)
+AUTOMATION_NAMES = {
+    "AUT-00005": "Bedtime", "AUT-00006": "Morning lights", "AUT-00007": "Hello home", "AUT-00008": "Away at dusk",
+    "AUT-00009": "Porch light on", "AUT-00011": "Night night", "AUT-00012": "Wake up 6:30",
+    "AUT-00013": "Vacation lockdown", "AUT-00016": "Farmhouse porch at dusk", "AUT-00017": "Workday morning",
+    "AUT-00018": "Rise and shine", "AUT-00019": "Lock up at 10:30", "AUT-00020": "Old goodnight routine",
+    "AUT-00021": "Lock up when we're out", "AUT-00022": "Lights when I get in", "AUT-00023": "School mornings",
+    "AUT-00024": "Dusk lights", "AUT-00025": "Kids' lights off", "AUT-00026": "Away evenings",
+    "AUT-00027": "Early start", "AUT-00028": "Goodnight house", "AUT-00029": "Sundown",
+    "AUT-00030": "Lights off 10:30pm", "AUT-00031": "Weekday alarm clock", "AUT-00032": "Good morning weekdays",
+    "AUT-00033": "Evening lights", "AUT-00034": "Coffee and lights", "AUT-00035": "Nobody home",
+    "AUT-00036": "Morning routine", "AUT-00038": "Outside lights at sunset", "AUT-00039": "Cabin secure at sunset",
+    "AUT-00040": "Wake-up lights", "AUT-00041": "End of the day", "AUT-00042": "Up and at 'em",
+    "AUT-00043": "Bedtime lockup", "AUT-00044": "Sunset porch",
+}
+for automation_id, name in AUTOMATION_NAMES.items():
+    by_id["automations"][automation_id]["name"] = name
+
+# access codes: a few codes that were revoked had simply run out
+for code_id in ("ACC-00033", "ACC-00034", "ACC-00049"):
+    code = by_id["access_codes"][code_id]
+    code["status"] = "expired"
+    code["valid_until"] = day(-tune.randint(6, 45))
+    code["valid_from"] = min(code["valid_from"], (date_of(code["valid_until"]) - timedelta(days=30)).isoformat())
+
+# alarm events: most alarms were dealt with; the open ones are recent or on devices still in trouble
+RESOLVED_NOW = {  # event -> (resolution note, battery after the fix or None)
+    "ALM-00004": ("New CR123A in the leak sensor under the water heater.", 100),
+    "ALM-00007": ("Changed the climate sensor's coin cell; it reports every few minutes again.", 100),
+    "ALM-00008": ("Put a 9V in the hallway smoke detector and pressed test: loud and clear.", 100),
+    "ALM-00013": ("Battery swapped in the upstairs smoke detector while the ladder was out.", 95),
+    "ALM-00016": ("Replaced both AAA cells in the bedroom climate sensor.", 100),
+    "ALM-00029": ("Bacon on the stove; fan on high and the alarm stopped after a few minutes.", None),
+    "ALM-00031": ("Someone vaped near the detector during the party. Asked guests to go outside.", None),
+    "ALM-00036": ("Shower steam again; we keep the bathroom door shut now.", None),
+    "ALM-00037": ("My daughter came back for her laptop and forgot to disarm first.", None),
+    "ALM-00039": ("Popcorn burned in the microwave. No fire, just a smelly kitchen.", None),
+}
+for event_id, (note, battery) in RESOLVED_NOW.items():
+    event = by_id["alarm_events"][event_id]
+    occurred = datetime.fromisoformat(event["occurred_at"])
+    minutes_ago = int((CLOCK - occurred).total_seconds() // 60)
+    if event["status"] == "open":
+        event["acknowledged_by_user_id"] = tune.choice(home_member_ids(event["home_id"]))
+        event["acknowledged_at"] = stamp(minutes_ago - tune.randint(3, 40))
+    event["status"] = "resolved"
+    event["resolved_at"] = stamp(minutes_ago - tune.randint(45, min(300, minutes_ago - 5)))
+    event["resolution_note"] = note
+    if battery is not None:
+        by_id["devices"][event["device_id"]]["battery_pct"] = battery
+
+ALARM_HISTORY = [  # (device, event type, days ago, resolution note): months of incidents, all dealt with
+    ("DEV-00019", "intrusion", 34, "Our son came in the back door after midnight without disarming. We talked."),
+    ("DEV-00018", "low_battery", 71, "Fresh CR2032 in the climate sensor; it reads 100% again."),
+    ("DEV-00017", "tamper", 52, "Wind knocked the camera off its magnetic mount. Screwed it to the wall this time."),
+    ("DEV-00037", "intrusion", 18, "The plumber let himself in the back to check the water heater; he had a key."),
+    ("DEV-00036", "device_offline", 40, "Gardener unplugged the camera to run the hedge trimmer. Plugged back in."),
+    ("DEV-00057", "leak", 95, "Ice maker line behind the fridge was dripping; replaced the compression fitting."),
+    ("DEV-00059", "low_battery", 120, "Swapped all four AAs in the deadbolt."),
+    ("DEV-00068", "tamper", 27, "A raccoon climbed the fence and bumped the camera. Re-aimed it at the yard."),
+    ("DEV-00077", "smoke", 63, "Oven self-clean cycle smoked up the kitchen. Nothing burning; aired the house out."),
+    ("DEV-00084", "low_battery", 88, "New batteries in the keypad lock after it started chirping."),
+    ("DEV-00093", "leak", 45, "Sump pump float got stuck in the storm. Freed it, basement is dry now."),
+    ("DEV-00098", "leak", 140, "Snowmelt came in under the patio door; mopped up and fitted a new door sweep."),
+    ("DEV-00099", "intrusion", 22, "The cat knocked a plant off the shelf right in front of the sensor. Nobody inside."),
+    ("DEV-00111", "intrusion", 58, "Cleaner came in the back door before her code had been set up."),
+    ("DEV-00119", "smoke", 101, "Lit the fireplace before opening the flue. Windows open, no damage."),
+    ("DEV-00127", "low_battery", 77, "Replaced the batteries; the keypad lights up normally now."),
+    ("DEV-00140", "device_offline", 33, "Camera dropped off after the router update; power-cycled it and it rejoined."),
+    ("DEV-00147", "tamper", 14, "Kids punched random codes into the keypad until it locked out. Cleared it."),
+    ("DEV-00152", "leak", 12, "Washer drain hose popped out of the standpipe. Zip-tied it in place."),
+    ("DEV-00153", "smoke", 150, "Smoke from the neighbour's fire pit drifted in through the open window."),
+    ("DEV-00166", "intrusion", 9, "A delivery driver tried the back door looking for somewhere to leave a parcel."),
+    ("DEV-00170", "smoke", 39, "Small toaster oven fire, smothered it. The toaster oven went in the bin."),
+    ("DEV-00174", "device_offline", 66, "We changed the Wi-Fi password; re-joined the sensor to the new network."),
+    ("DEV-00162", "device_offline", 110, "The hub lost power in the ice storm outage and came back with the power."),
+]
+CRITICAL = {"intrusion", "smoke", "leak"}
+for device_id, etype, days_ago, note in ALARM_HISTORY:
+    device = by_id["devices"][device_id]
+    minutes_ago = days_ago * 24 * 60 + tune.randint(0, 23 * 60)
+    alarm_events.append({
+        "event_id": ident("ALM", len(alarm_events) + 1), "home_id": device["home_id"], "device_id": device_id,
+        "event_type": etype, "severity": "critical" if etype in CRITICAL else "warning", "status": "resolved",
+        "occurred_at": stamp(minutes_ago), "acknowledged_by_user_id": tune.choice(home_member_ids(device["home_id"])),
+        "acknowledged_at": stamp(minutes_ago - tune.randint(2, 30)),
+        "resolved_at": stamp(minutes_ago - tune.randint(40, 600)), "resolution_note": note,
+    })
+
+# firmware: most updates were installed when they came out; a few wait in a night-time window
+
+
+def installed_at(released_on: str) -> str:
+    since = (TODAY - date_of(released_on)).days
+    done = CLOCK - timedelta(days=tune.randint(1, max(1, since - 1)))
+    return done.replace(hour=tune.choice([2, 3, 3, 4]), minute=tune.randint(0, 59), second=0).isoformat(timespec="seconds")
+
+
+INSTALLED_NOW = ["FWU-00004", "FWU-00008", "FWU-00009", "FWU-00013", "FWU-00021", "FWU-00022", "FWU-00024",
+                 "FWU-00025", "FWU-00028", "FWU-00031", "FWU-00033", "FWU-00034", "FWU-00037",
+                 "FWU-00039", "FWU-00041", "FWU-00045", "FWU-00048", "FWU-00049", "FWU-00050", "FWU-00051",
+                 "FWU-00054", "FWU-00055", "FWU-00057", "FWU-00061", "FWU-00062", "FWU-00063"]
+for update_id in INSTALLED_NOW:
+    update = by_id["firmware_updates"][update_id]
+    update.update(status="installed", scheduled_for=None, completed_at=installed_at(update["released_on"]))
+    by_id["devices"][update["device_id"]]["firmware_version"] = update["to_version"]
+for update_id in ("FWU-00036", "FWU-00046", "FWU-00060"):
+    by_id["firmware_updates"][update_id].update(
+        status="scheduled",
+        scheduled_for=(CLOCK + timedelta(days=tune.randint(1, 5))).replace(hour=3, minute=0).isoformat(timespec="seconds"))
+
+FIRMWARE_HISTORY = ["DEV-00019", "DEV-00037", "DEV-00063", "DEV-00077", "DEV-00089", "DEV-00100", "DEV-00112",
+                    "DEV-00119", "DEV-00141", "DEV-00146", "DEV-00153", "DEV-00170"]
+for device_id in FIRMWARE_HISTORY:
+    device = by_id["devices"][device_id]
+    version = device["firmware_version"]
+    released = day(-tune.randint(60, 200))
+    firmware_updates.append({
+        "update_id": ident("FWU", len(firmware_updates) + 1), "device_id": device_id, "from_version": OLDER[version],
+        "to_version": version, "severity": tune.choice(["bugfix", "bugfix", "security", "feature"]),
+        "status": "installed", "released_on": released, "scheduled_for": None, "completed_at": installed_at(released),
+    })
 
 # ----------------------------------------------------------------------------- write
 for home in homes:

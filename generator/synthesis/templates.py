@@ -131,6 +131,17 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else f"{text}."
 
 
+def _goal_view(known: dict[str, Any], goal_facts: dict[str, Any]) -> dict[str, Any]:
+    """The known facts as one goal's phrasing sees them: its own ``device_name_2`` fills a
+    ``{device_name}`` slot, so a second errand names its own device, not the first one's."""
+    view = dict(known)
+    for key in goal_facts:
+        base = re.sub(r"_\d+$", "", key)
+        if key in known and base != key:
+            view[base] = known[key]
+    return view
+
+
 def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
                optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None,
                identity: frozenset[str] = frozenset()) -> UserSpec:
@@ -149,7 +160,7 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}
     withheld = {k: v for k, v in sorted(facts.items()) if k in withheld_keys}
     first_tool, first_facts = goals[0]
-    intents = [_intent(manifest, tool, known, rng) for tool, _ in goals]
+    intents = [_intent(manifest, tool, _goal_view(known, goal_facts), rng) for tool, goal_facts in goals]
     if all(intents):  # the domain's author wrote how people ask for this: say it that way
         # one person's errands in one conversation: the second is announced, not glued on
         more = "".join(f" {rng.choice(_MORE)} {intent}" for intent in intents[1:])

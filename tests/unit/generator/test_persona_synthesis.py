@@ -120,3 +120,12 @@ def test_a_second_value_of_a_fact_is_named_by_its_role():
     assert facts.values == {"email": "ada@example.org", "home_member_email": "bo@example.org",
                             "home_member_email_2": "cy@example.org", "email_2": "di@example.org",
                             "home_member_phone": "+1-555-0100"}
+
+
+def test_a_second_errand_names_its_own_row_not_the_first_ones():
+    from generator.synthesis.templates import _goal_view
+
+    known = {"device_name": "Main Thermostat", "device_name_2": "Kitchen Lights", "email": "ada@example.org"}
+    assert _goal_view(known, {"device_name": "Main Thermostat"})["device_name"] == "Main Thermostat"
+    assert _goal_view(known, {"device_name_2": "Kitchen Lights"})["device_name"] == "Kitchen Lights"
+    assert _goal_view(known, {"device_name_2": "Kitchen Lights"})["email"] == "ada@example.org"

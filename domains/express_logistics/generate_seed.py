@@ -158,6 +158,60 @@ FAILED_REASONS = ["Recipient not at home, card left", "Business closed at time o
                   "Access code to building not working", "Recipient refused to pay import charges"]
 
 
+# -- a live deployment's texture (round 3): varied words, realistic status frequencies -----------
+# Applied after the rows above are built, with their own random streams, so that every id stays put.
+PERSONAL_REFERENCES = [
+    "Sold on marketplace", "Moving boxes", "Birthday present", "Gift for grandma", "Return of borrowed items",
+    "Vinted sale", "Books back to Anna", "Christmas leftovers", "Camera sold on eBay", "For Tom's new flat",
+    "Kleinanzeigen order 5521", "Mum's winter things", "Returning the drill", "Wedding gift",
+    "Stuff from the old flat", "Swap with cousin", "Uni books for Jule", "Parcel for Oma", "Marketplace #88213",
+    "Spare keys and charger", "Housewarming present", "Board game swap", "Anniversary surprise",
+]
+BOOK_PARCELS = [
+    "Books and photo albums", "Paperback novels and two photo albums", "Cookbooks and a family photo album",
+    "Old university textbooks", "Children's picture books", "Comic books in plastic sleeves",
+    "Art books and framed photos", "Photo albums and letters", "Novels and a wedding album",
+    "Travel guides and maps",
+]
+PICKUP_RESCHEDULED = [
+    "Sender not available in the morning", "Asked for an afternoon slot instead", "Parcel was not packed yet",
+    "Nobody home before 2 pm", "Sender stuck at work, rebooked", "Courier could not find the entrance",
+    "Customer asked to move the collection", "Label not printed in time", "Rebooked: sender at a doctor's appointment",
+    "Gate closed when the courier came", "Sender asked for a later window by phone", "Box still being taped up",
+    "Wrong floor given, rebooked with the right one", "Sender travelling until the afternoon",
+    "Loading bay busy, asked to come back later", "Customer away on the school run", "Reception closed until lunch",
+    "Goods not ready at the warehouse", "Rescheduled at the sender's request",
+]
+CAPPED_NOTES = [
+    "Approved up to the standard liability cover", "Uninsured parcel: paid at the EUR 100 liability limit",
+    "Capped at EUR 100 standard liability, no extra cover was bought",
+    "Partly approved: standard liability applies without insurance", "Limited to standard cover of EUR 100",
+]
+PAID_NOTES = {
+    "delay": ["Approved in full", "Late delivery confirmed by tracking, freight refunded",
+              "Refunded the shipping charge for the missed date", "Compensated per tariff",
+              "Delay verified against promised date, paid", "Freight charge returned to the card used"],
+    "damage": ["Approved in full", "Damage confirmed from the photos, paid", "Invoice checked, value reimbursed",
+               "Paid out after depot inspection report", "Courier report confirms breakage"],
+}
+REJECTED_NOTES = [
+    "Packaging was insufficient for fragile contents", "No photos of the damage supplied",
+    "Damage not reported at delivery", "Glass items packed without padding", "Recipient signed for it as undamaged",
+    "Goods were used, not damaged in transit", "Photos show wear from before dispatch",
+    "Contents excluded: perishable goods",
+]
+DELIVERY_NOTES = {
+    "recipient": ["Received by recipient", "Received by {name}", "Received by {initial}. {surname}",
+                  "Received by recipient at the door", "Received by {name}, signed"],
+    "neighbour": ["Received by neighbour", "Received by neighbour at no. {n}", "Received by neighbour on floor {f}",
+                  "Received by neighbour across the hall"],
+    "reception": ["Received by reception desk", "Received by front desk", "Received by reception, signed {initial}.",
+                  "Received by the office manager"],
+    "concierge": ["Received by building concierge", "Received by concierge", "Received by the caretaker",
+                  "Received by building concierge, logged", "Received by porter at the lodge"],
+}
+
+
 def iso(d: date) -> str:
     return d.isoformat()
 
@@ -867,6 +921,112 @@ def main() -> None:
     history_events = events[first_history_event:]
     del events[first_history_event:]
 
+    # -- texture: varied references, contents and notes; a claims history like a live desk's ----------
+    texture = Random(2604)
+    personal_refs = set(PERSONAL_REFERENCES[:5])
+    refs = PERSONAL_REFERENCES[:]
+    texture.shuffle(refs)
+    k_ref = 0
+    for ship in shipments:
+        if ship["reference"] in personal_refs:
+            ship["reference"] = refs[k_ref % len(refs)]
+            k_ref += 1
+    books = [BOOK_PARCELS[0]] + BOOK_PARCELS[1:]
+    k_book = 0
+    for ship in shipments:
+        mine = [p for p in parcels if p["shipment_id"] == ship["shipment_id"] and p["contents"] == BOOK_PARCELS[0]]
+        if not mine:
+            continue
+        text = books[k_book % len(books)]
+        k_book += 1
+        for pcl in mine:
+            pcl["contents"] = text
+        for decl in declarations:
+            if decl["shipment_id"] == ship["shipment_id"]:
+                if decl["contents_description"] == BOOK_PARCELS[0]:
+                    decl["contents_description"] = text
+                elif decl["contents_description"] == BOOK_PARCELS[0].lower():
+                    decl["contents_description"] = text.lower()
+    k_pick = 0
+    for pk in pickups:
+        if pk["note"] == "Sender not available in the morning":
+            pk["note"] = PICKUP_RESCHEDULED[k_pick % len(PICKUP_RESCHEDULED)]
+            k_pick += 1
+    k_cap = 0
+    for claim in claims:
+        if claim["resolution_note"] == CAPPED_NOTES[0]:
+            claim["resolution_note"] = CAPPED_NOTES[k_cap % len(CAPPED_NOTES)]
+            k_cap += 1
+    # couriers: at 09:30 on a Wednesday most are working; a few off duty
+    for courier in couriers:
+        if courier["courier_id"] in ("COU-00007", "COU-00035"):
+            courier["status"] = "on_route"
+        elif courier["courier_id"] in ("COU-00017", "COU-00034"):
+            courier["status"] = "available"
+    # the claims history: most claims are settled (paid or rejected) long before today
+    history_ships = shipments[len(plan_status):]
+    declared_of: dict[str, int] = {}
+    for pcl in parcels:
+        declared_of[pcl["shipment_id"]] = declared_of.get(pcl["shipment_id"], 0) + pcl["declared_value_cents"]
+    claimed = {c["shipment_id"] for c in claims}
+    k_paid = k_rej = 0
+    for ship in history_ships:
+        if k_paid + k_rej >= 14:
+            break
+        if ship["shipment_id"] in claimed:
+            continue
+        delivered = date.fromisoformat(ship["delivered_on"])
+        if ship["delivered_on"] > ship["promised_by"]:
+            ctype = "delay"
+        elif texture.random() < 0.5:
+            ctype = "damage"
+        else:
+            continue
+        filed = delivered + timedelta(days=texture.randint(1, 9))
+        resolved = filed + timedelta(days=texture.randint(3, 12))
+        if resolved >= TODAY:
+            continue
+        cover = ship["paid_cents"] - ship["refunded_cents"] if ctype == "delay" else max(LIABILITY_CENTS,
+                                                                                         ship["insured_value_cents"])
+        if ctype == "delay":
+            amount = max(100, (ship["paid_cents"] - ship["refunded_cents"]) * texture.choice([50, 100]) // 100)
+        else:
+            amount = max(1500, declared_of[ship["shipment_id"]] * texture.choice([40, 70, 100]) // 100) // 100 * 100
+        rejected = ctype == "damage" and k_rej < 6 and texture.random() < 0.7
+        if rejected:
+            status, approved, note = "rejected", None, REJECTED_NOTES[k_rej % len(REJECTED_NOTES)]
+            k_rej += 1
+        else:
+            status, approved = "paid", min(amount, cover)
+            note = (PAID_NOTES[ctype][k_paid % len(PAID_NOTES[ctype])] if approved == amount
+                    else CAPPED_NOTES[k_cap % len(CAPPED_NOTES)])
+            k_cap += approved != amount
+            k_paid += 1
+        claims.append({"claim_id": nid("CLM"), "shipment_id": ship["shipment_id"], "customer_id": ship["sender_id"],
+                       "claim_type": ctype, "amount_claimed_cents": amount, "amount_approved_cents": approved,
+                       "status": status, "description": "", "filed_on": iso(filed), "resolved_on": iso(resolved),
+                       "resolution_note": note})
+        claimed.add(ship["shipment_id"])
+    # large insured losses a claims supervisor approved: their payout is the supervisor's, not the desk's
+    valuable = sorted((s for s in history_ships if s["shipment_id"] not in claimed
+                       and declared_of[s["shipment_id"]] >= 70000 and s["delivered_on"] >= iso(TODAY - timedelta(days=140))),
+                      key=lambda s: -declared_of[s["shipment_id"]])
+    for ship in sorted(valuable[:3], key=lambda s: s["shipment_id"]):
+        declared = declared_of[ship["shipment_id"]]
+        insured = min(declared, 150000)
+        ship["paid_cents"] += premium(insured) - ship["insurance_premium_cents"]
+        ship["insured_value_cents"], ship["insurance_premium_cents"] = insured, premium(insured)
+        delivered = date.fromisoformat(ship["delivered_on"])
+        filed = delivered + timedelta(days=texture.randint(1, 6))
+        amount = max(55000, declared * texture.choice([60, 80, 100]) // 100 // 100 * 100)
+        amount = min(amount, insured)
+        claims.append({"claim_id": nid("CLM"), "shipment_id": ship["shipment_id"], "customer_id": ship["sender_id"],
+                       "claim_type": "damage", "amount_claimed_cents": amount, "amount_approved_cents": amount,
+                       "status": "approved", "description": "", "filed_on": iso(filed), "resolved_on": None,
+                       "resolution_note": texture.choice(["Approved by the claims supervisor; payout needs sign-off",
+                                                          "Supervisor approved the insured value, payout pending",
+                                                          "Escalated and approved at supervisor level"])})
+
     # -- claim texts: what each claimant wrote, in their own words --------------------------------
     texts = Random(4151)
     contents_of = {p["shipment_id"]: p["contents"] for p in parcels}
@@ -894,6 +1054,17 @@ def main() -> None:
     events.sort(key=lambda e: (e["occurred_at"], e["shipment_id"]))
     history_events.sort(key=lambda e: (e["occurred_at"], e["shipment_id"]))
     events.extend(history_events)
+    # delivery notes: who took the parcel, written the many ways couriers write it
+    notes = Random(1504 + 2604)
+    recipient_of = {s["shipment_id"]: cust[s["recipient_id"]] for s in shipments}
+    for e in events:
+        if e["event_type"] != "delivered" or not (e["note"] or "").startswith("Received by "):
+            continue
+        kind = {"recipient": "recipient", "neighbour": "neighbour", "reception desk": "reception",
+                "building concierge": "concierge"}[e["note"][len("Received by "):]]
+        name = recipient_of[e["shipment_id"]]["name"]
+        e["note"] = notes.choice(DELIVERY_NOTES[kind]).format(
+            name=name, initial=name[0], surname=name.split()[-1], n=notes.randint(2, 60), f=notes.randint(1, 6))
     for i, e in enumerate(events, start=1):
         e["event_id"] = f"TRK-{i:05d}"
 

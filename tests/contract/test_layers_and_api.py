@@ -101,3 +101,9 @@ def test_generated_acting_tables_are_current():
 
     assert acting_block(REPO) in (REPO / "docs" / "domain-quality.md").read_text(), \
         "run: python -m scaleenv_mcp.domain.docs"
+
+
+def test_example_tasks_doc_is_current():
+    from generator.samples import EXAMPLES_DOC, examples_doc
+
+    assert (REPO / EXAMPLES_DOC).read_text() == examples_doc(REPO), "run: python -m generator.samples"

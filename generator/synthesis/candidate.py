@@ -228,6 +228,14 @@ class CandidateFactory:
             return outcome
         return last
 
+    def _recording_resolver(self, world: World, rng: random.Random) -> ArgumentResolver:
+        """The resolver of a task's recorded run: the domain's lookups, and no internal id from the
+        user in a domain that serves people."""
+        resolver = ArgumentResolver(self.manifest, world, rng, self.fits)
+        resolver.lookups = self.lookups
+        resolver.hide_ids = bool(self.manifest.principals)
+        return resolver
+
     async def begin(self, index: int, attempt: int, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
                     rng: random.Random, probed: Any, tag: str) -> tuple[TaskState, ArgumentResolver, ChainRun] | None:
         """An open task state on the seed, a resolver and a run with the persona (if the plan acts for
@@ -235,9 +243,7 @@ class CandidateFactory:
         state = TaskState(self.host, self.slug, self.manifest, self.builder, self.world,
                           f"draft:{self.seed}:{index}:{tag}{attempt}", [], {})
         await state.open()
-        resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
-        resolver.lookups = self.lookups
-        resolver.hide_ids = bool(self.manifest.principals)
+        resolver = self._recording_resolver(state.world, rng)
         run = ChainRun()
         persona = choose_persona(self.manifest, plan, anchor, state.world, probed, attempt,
                                  ArgumentResolver(self.manifest, state.world,
@@ -265,9 +271,7 @@ class CandidateFactory:
                     later_length: int, rng: random.Random, persona: tuple[str, Any] | None = None) -> Task | Rejection:
         """Identification of the persona, C1, its expansion, then further chains while the gate accepts;
         the gold from the main episode."""
-        resolver = ArgumentResolver(self.manifest, state.world, rng, self.fits)
-        resolver.lookups = self.lookups
-        resolver.hide_ids = bool(self.manifest.principals)
+        resolver = self._recording_resolver(state.world, rng)
         run = ChainRun()
         goals: list[tuple[list[str], dict[str, Any]]] = []
         if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):

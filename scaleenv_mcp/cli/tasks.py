@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -71,19 +71,11 @@ def report(
 ) -> None:
     """Diversity and realism of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings,
     internal ids in the user's words, principals acting, one-call tasks, gold length, reads."""
-    from scaleenv_mcp.cli.output import console, fail, print_json, table
-    from scaleenv_mcp.domain.catalog import resolve_domain_path
-    from scaleenv_mcp.domain.loader import load_domain
-    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.cli.output import console, print_json, table
 
     from generator.diversity import diversity_report
-    from verifier.verify import load_tasks
 
-    try:
-        package = load_domain(resolve_domain_path(domain, domains_dir))
-        loaded = load_tasks(tasks) if tasks else list(package.tasks.values())
-    except ScaleEnvError as error:
-        fail(error)
+    package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     result = diversity_report(package.manifest, loaded, package.seed)
     if json_output:
         print_json(result)
@@ -122,21 +114,28 @@ def sample(
     --json prints the task lines. docs/task-examples.md is this for every shipped domain."""
     import sys
 
-    from scaleenv_mcp.cli.output import fail, print_json
-    from scaleenv_mcp.domain.catalog import resolve_domain_path
-    from scaleenv_mcp.domain.loader import load_domain
-    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.cli.output import print_json
 
     from generator.samples import render_markdown, sample_tasks
-    from verifier.verify import load_tasks
 
-    try:
-        package = load_domain(resolve_domain_path(domain, domains_dir))
-        loaded = load_tasks(tasks) if tasks else list(package.tasks.values())
-    except ScaleEnvError as error:
-        fail(error)
+    package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     chosen = sample_tasks(loaded, n, seed)
     if json_output:
         print_json([t.model_dump(mode="json") for t in chosen])
         return
     sys.stdout.write(render_markdown(package.slug, chosen) + "\n")  # plain Markdown: no wrapping, pipe-friendly
+
+
+def _package_and_tasks(domain: str, tasks: Path | None, domains_dir: list[Path] | None) -> tuple[Any, list[Any]]:
+    """The domain package and its tasks (or those of ``tasks``); else the error, printed, and its exit code."""
+    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.errors import ScaleEnvError
+    from verifier.verify import load_tasks
+
+    try:
+        package = load_domain(resolve_domain_path(domain, domains_dir))
+        return package, (load_tasks(tasks) if tasks else list(package.tasks.values()))
+    except ScaleEnvError as error:
+        fail(error)

@@ -31,6 +31,7 @@ from generator.diversity import diversity_report
 from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
 from generator.synthesis.chain_code import ChainWriter
 from generator.synthesis.gate import ChainGate
+from generator.synthesis.quotas import is_full, kind_targets, select_by_kind
 
 __all__ = ["TaskSynthReport", "synthesize_tasks", "write_tasks"]
 
@@ -98,17 +99,20 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         if len(examples.setdefault(reason, [])) < 3:
             examples[reason].append(f"candidate {index}: {detail}"[:300])
 
-    tried = 0
+    tried = skipped = 0
     async with Host.running(settings, domains=[str(package.path)]) as host:
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
         factory = CandidateFactory(host, package, document, seed, gate, writer)
         await factory.start(host.pool.size)
+        targets = kind_targets(n, factory.kinds())
         transport = MemoryTransport(host, package.slug)
         gate = asyncio.Semaphore(max(2, 3 * (workers or 2)))
 
-        async def one(index: int) -> tuple[int, Task | Rejection, TaskVerdict | None]:
+        async def one(index: int, full: set[str]) -> tuple[int, Task | Rejection, TaskVerdict | None]:
+            if factory.kind_of(index) in full:
+                return index, Rejection("kind_full", factory.kind_of(index)), None
             async with gate:
                 built = await factory.build(index)
                 if isinstance(built, Rejection):
@@ -127,13 +131,21 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                     unstage_tasks(host, package.slug, [built.id])
                 return index, built, verdict
 
-        while len(accepted) < n and tried < budget:
-            size = min(budget - tried, max(8, math.ceil((n - len(accepted)) * 1.3)))
+        def missing() -> int:
+            return sum(max(0, target - sum(1 for t in accepted.values() if t.kind == kind))
+                       for kind, target in targets.items())
+
+        while missing() and tried < budget:
+            full = {kind for kind in targets if is_full(accepted, targets, kind)}
+            size = min(budget - tried, max(8, math.ceil(missing() * 1.3)))
             batch = range(tried, tried + size)
             tried += size
-            outcomes = await asyncio.gather(*(one(i) for i in batch))
+            outcomes = await asyncio.gather(*(one(i, full) for i in batch))
             passing: list[tuple[int, Task, TaskVerdict]] = []
             for index, built, verdict in sorted(outcomes, key=lambda o: o[0]):
+                if isinstance(built, Rejection) and built.reason == "kind_full":
+                    skipped += 1  # not built: its kind had all it needs
+                    continue
                 if isinstance(built, Rejection):
                     reject(built.reason, index, built.detail)
                 elif verdict is not None and not verdict.passed:
@@ -149,15 +161,16 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                 else:
                     reject("determinism", index, next((g.detail for g in verdict.gates if not g.passed), ""))
             if progress:
-                progress(min(len(accepted), n), n)
+                progress(n - missing(), n)
     stamp = VerifiedRecord(package_hash=package.content_hash, result="pass")
-    tasks = assign_splits([accepted[i].model_copy(update={"verified": stamp}) for i in sorted(accepted)[:n]])
+    tasks = assign_splits([accepted[i].model_copy(update={"verified": stamp})
+                           for i in select_by_kind(accepted, n, targets)])
     target = out or package.path / "tasks.jsonl"
     write_tasks(tasks, target)
     seconds = time.perf_counter() - started
     diversity = diversity_report(package.manifest, tasks)
     return TaskSynthReport(
-        domain=package.slug, seed=seed, requested=n, produced=len(tasks), candidates=tried, passed=len(accepted),
+        domain=package.slug, seed=seed, requested=n, produced=len(tasks), candidates=tried - skipped, passed=len(accepted),
         rejected=dict(sorted(rejected.items())), examples=dict(sorted(examples.items())),
         difficulty=diversity.difficulty, splits=diversity.splits,
         tools_used_share=diversity.tools_used_share,

@@ -123,7 +123,10 @@ class ArgumentResolver:
         element = elements[index]
         if not isinstance(element, dict):
             return None
-        entity = _element_entity(head) or entity_name(param, self.world)  # a device's name, not a "home_name"
+        # The element's entity names the fact (a device's name, not a "home_name"): the list's name,
+        # else the element's own id (every id taken from one quote is picked by that quote's weight).
+        own = next((k for k in element if k.endswith("_id")), None)
+        entity = _element_entity(head) or entity_name(own or param, self.world)
         # A person tells rows apart by what they can see (a title, a date), never by an internal id.
         scalars = [(k, v) for k, v in element.items()
                    if k != param and k not in self.internal and v is not None and not isinstance(v, dict | list | bool)]

@@ -33,7 +33,7 @@ from generator.synthesis.expansion import ExpansionResult, complexity, expand_to
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.lookups import lookup_sources
 from generator.synthesis.persona import choose_persona, identify, persona_ref
-from generator.synthesis.questions import build_question
+from generator.synthesis.questions import ask_follow_up, build_question
 from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
@@ -45,6 +45,7 @@ __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 ANCHOR_TRIES = 3
 INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
 REFUSAL_SHARE = 0.15  # of the candidates of a domain whose policy-only rules say which rows they forbid
+FOLLOW_UP_SHARE = 0.9  # action tasks whose user, the errand done, asks one thing about the same story
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
 
@@ -181,13 +182,25 @@ class CandidateFactory:
         row = world.row(plan.anchor_table, named) if plan.anchor_table and named is not None else None
         return WrittenPlan(plan, (plan.anchor_table, row) if row is not None else anchor, written.code, rows)
 
-    async def _build(self, index: int) -> Task | Rejection:
-        # Drawn apart from the main stream: a domain without questions keeps its bytes.
-        kind = random.Random(f"{self.slug}:{self.seed}:{index}:kind")
-        draw = kind.random()
+    def kind_of(self, index: int) -> str:
+        """The kind candidate ``index`` builds, drawn apart from its main stream (its own seed)."""
+        draw = random.Random(f"{self.slug}:{self.seed}:{index}:kind").random()
         if self.questions and draw < INFORMATION_SHARE:
-            return await build_question(self, index, kind)
+            return "information"
         if self.refusals and draw > 1 - REFUSAL_SHARE:
+            return "refusal"
+        return "action"
+
+    def kinds(self) -> set[str]:
+        """The kinds this domain can build: questions need read tools that carry them, refusals rules with violations."""
+        return {"action"} | ({"information"} if self.questions else set()) | ({"refusal"} if self.refusals else set())
+
+    async def _build(self, index: int) -> Task | Rejection:
+        kind = random.Random(f"{self.slug}:{self.seed}:{index}:kind")
+        kind.random()  # the draw kind_of made
+        if self.kind_of(index) == "information":
+            return await build_question(self, index, kind)
+        if self.kind_of(index) == "refusal":
             return await build_refusal(self, index, kind)
         rng = random.Random(f"{self.slug}:{self.seed}:{index}")
         first, later_length, density = self.plan(index, rng)
@@ -313,13 +326,19 @@ class CandidateFactory:
         diff = await state.diff()
         if diff.is_empty:
             return Rejection("no_effect", "the chain changed nothing")
+        # Drawn apart from the main stream, so whether a task asks one more thing moves no other choice.
+        follow = random.Random(f"{self.slug}:{self.seed}:{index}:follow-up")
+        question = (await ask_follow_up(self, state, resolver, run, anchor, follow)
+                    if self.questions and follow.random() < FOLLOW_UP_SHARE else None)
         fingerprint = await state.fingerprint()
         distractors = sum(1 for op in state.setup if op.distractor)
-        difficulty = difficulty_of(len(run.actions), len(chains), distractors)
+        difficulty = difficulty_of(len(run.actions), len(chains) + (question is not None), distractors)
         user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng,
                           profile=acting_profile(state.world, self.manifest, run.actions)
-                          or person_profile(state.world, run.facts.values), identity=run.identity_facts)
+                          or person_profile(state.world, run.facts.values), identity=run.identity_facts,
+                          question=question.asked if question else None)
         return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty, user=user,
+                    communicate=[question.answer] if question else [],
                     persona=persona_ref(resolver), setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
                     meta=TaskMeta(seed_chain=first.tools, chains=[c.tools for c in chains],
                                   expanded_tools=expansion.tools, expanded_size=len(expansion.tools),

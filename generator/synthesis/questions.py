@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
@@ -23,10 +24,13 @@ from generator.synthesis.templates import acting_profile, sentence, who_you_are
 if TYPE_CHECKING:
     from generator.synthesis.candidate import CandidateFactory, Rejection
 
-__all__ = ["answer_row", "build_question", "build_question_user"]
+__all__ = ["FollowUp", "answer_row", "ask_follow_up", "build_question", "build_question_user"]
+
+FOLLOW_UP_TRIES = 4  # questions tried before a task goes without a follow-up
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, quick question."]
+SECOND_QUESTION_SHARE = 0.85  # information tasks that ask a second thing about the same story
 
 
 def _rows(result: Any) -> list[dict[str, Any]]:
@@ -43,14 +47,23 @@ def _rows(result: Any) -> list[dict[str, Any]]:
     return found
 
 
+def _related(row: dict[str, Any], anchor: dict[str, Any] | None, persona: Any) -> bool:
+    """The row is about the anchor (shares one of its ids) or belongs to the persona."""
+    ids = [(k, v) for k, v in row.items() if k.endswith("_id") and v is not None]
+    return any((anchor is not None and anchor.get(k) == v) or (persona is not None and v == persona) for k, v in ids)
+
+
 def answer_row(question: QuestionSpec, result: dict[str, Any], anchor: dict[str, Any] | None,
-               rng: random.Random) -> dict[str, Any] | None:
-    """The row of ``result`` the question is about, or None when the slots cannot single one out."""
+               rng: random.Random, persona: Any = None, related_only: bool = False) -> dict[str, Any] | None:
+    """The row of ``result`` the question is about, or None when the slots cannot single one out
+    (or, ``related_only``, when no row is about the anchor or the persona: a follow-up stays in the story)."""
     slots = _SLOT.findall(question.text)
     rows = [r for r in _rows(result) if r.get(question.answer) is not None and all(r.get(s) is not None for s in slots)]
     if not rows:
         return None
-    mine = [r for r in rows if anchor and any(anchor.get(k) == v for k, v in r.items() if k.endswith("_id"))]
+    mine = [r for r in rows if _related(r, anchor, persona)]
+    if related_only and not mine:
+        return None
     row = mine[0] if mine else rng.choice(rows)
     same = [r for r in rows if all(r.get(s) == row.get(s) for s in slots)]
     if any(r.get(question.answer) != row.get(question.answer) for r in same):
@@ -58,20 +71,58 @@ def answer_row(question: QuestionSpec, result: dict[str, Any], anchor: dict[str,
     return row
 
 
-def build_question_user(manifest: DomainManifest, question: QuestionSpec, row: dict[str, Any], facts: dict[str, Any],
+def asked_text(question: QuestionSpec, row: dict[str, Any]) -> str:
+    """The question as the user asks it: its slots filled from the row it is about."""
+    return _SLOT.sub(lambda m: str(row[m.group(1)]), question.text)
+
+
+def build_question_user(manifest: DomainManifest, asked: list[str], facts: dict[str, Any],
                         rng: random.Random, profile: str | None) -> UserSpec:
-    """The user side of an information task and the question as asked; every fact is known (nothing
-    withheld: the agent must find the answer, not pry facts out of the user)."""
-    asked = _SLOT.sub(lambda m: str(row[m.group(1)]), question.text)
+    """The user side of an information task and its questions as asked (the first in the opening,
+    a follow-up once it is answered); every fact is known (nothing withheld: the agent must find the
+    answer, not pry facts out of the user)."""
     known = {k: v for k, v in sorted(facts.items())}
-    for slot in _SLOT.findall(question.text):
-        known.setdefault(slot, row[slot])
     known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items())
-    instruction = (f"{who_you_are(manifest, profile)} You want to know: {sentence(asked)} "
+    then = "".join(f" Once that is answered, ask: {sentence(a)}" for a in asked[1:])
+    answers = "your answers" if then else "your answer"
+    instruction = (f"{who_you_are(manifest, profile)} You want to know: {sentence(asked[0])}{then} "
                    f"Give these facts when the agent asks: {known_text}. "
                    "Do not ask for anything to be changed. Do not invent other details; say you do not know. "
-                   "End the conversation once you have your answer.")
-    return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction, known=known)
+                   f"End the conversation once you have {answers}.")
+    return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked[0]}", instruction=instruction, known=known)
+
+
+@dataclass
+class FollowUp:
+    """A question asked after the errand, about the same story, and the answer the agent must tell."""
+
+    asked: str
+    answer: str
+
+
+async def ask_follow_up(factory: CandidateFactory, state: Any, resolver: Any, run: Any,
+                        anchor: tuple[str, dict[str, Any]] | None, rng: random.Random,
+                        skip: frozenset[str] = frozenset()) -> FollowUp | None:
+    """Record one more read (its lookups included) whose answer is about the task's anchor or its
+    persona, as a person asks "and when does it arrive?" once the errand is done; None, and nothing
+    recorded, when no question of the domain fits. An answer the user already states is no question."""
+    options = [(t, q) for t, q in factory.questions if q.text not in skip]
+    for tool, question in rng.sample(options, min(FOLLOW_UP_TRIES, len(options))):
+        saved = run.checkpoint()
+        plan = factory.sampler.sample(tool, 1, rng)
+        if not await factory.run_goal(state, plan, anchor, resolver, run, rng, []):
+            run.rollback(saved)
+            continue
+        persona = resolver.principal[1] if resolver.principal else None
+        row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng, persona, True)
+        known = {str(v) for v in run.facts.values.values()}
+        if row is None or str(row[question.answer]) in known:
+            run.rollback(saved)
+            continue
+        for slot in _SLOT.findall(question.text):  # what the question names, the user knows
+            run.facts.add(slot, row[slot])
+        return FollowUp(asked=asked_text(question, row), answer=str(row[question.answer]))
+    return None
 
 
 async def build_question(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
@@ -80,6 +131,7 @@ async def build_question(factory: CandidateFactory, index: int, rng: random.Rand
 
     tool, question = rng.choice(factory.questions)
     plan = factory.sampler.sample(tool, 1, rng)
+    follow = random.Random(f"{factory.slug}:{factory.seed}:{index}:follow-up")
     last = Rejection("question_failed")
     for attempt in range(ANCHOR_TRIES):
         anchor = await factory.probe_anchor(plan, index, rng)
@@ -96,10 +148,19 @@ async def build_question(factory: CandidateFactory, index: int, rng: random.Rand
             if row is None:
                 last = Rejection("question_failed", f"{tool}: no row its slots single out")
                 continue
-            user = build_question_user(factory.manifest, question, row, run.facts.values, rng,
+            for slot in _SLOT.findall(question.text):
+                run.facts.add(slot, row[slot])
+            asked, answers = [asked_text(question, row)], [str(row[question.answer])]
+            if follow.random() < SECOND_QUESTION_SHARE or len(run.actions) == 1:  # a lone read is no task
+                more = await ask_follow_up(factory, state, resolver, run, anchor, follow, frozenset({question.text}))
+                if more is not None and more.answer not in answers:
+                    asked.append(more.asked)
+                    answers.append(more.answer)
+            user = build_question_user(factory.manifest, asked, run.facts.values, rng,
                                        acting_profile(state.world, factory.manifest, run.actions))
-            return Task(id=factory.task_id(index), domain=factory.slug, difficulty=difficulty_of(len(run.actions), 1, 0),
-                        kind="information", persona=persona_ref(resolver), user=user, actions=run.actions, communicate=[str(row[question.answer])],
+            return Task(id=factory.task_id(index), domain=factory.slug,
+                        difficulty=difficulty_of(len(run.actions), len(asked), 0),
+                        kind="information", persona=persona_ref(resolver), user=user, actions=run.actions, communicate=answers,
                         gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
                         meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
                                       expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding))

@@ -55,6 +55,22 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
                     known=dict(sorted(known.items())))
 
 
+async def check_the_row(factory: CandidateFactory, state: Any, resolver: Any, run: Any, violation: ViolationSpec,
+                        target: Any, anchor: tuple[str, dict[str, Any]], rng: random.Random) -> bool:
+    """Record a read whose result shows the row that breaks the rule (the pickup is today, the
+    order has shipped): an agent cannot refuse for a reason it has not seen. False, nothing
+    recorded, when no read of the table returns that row."""
+    key = factory.manifest.table(violation.table).primary_key
+    near = state.world.neighborhood([anchor])
+    for tool in [t for t in factory.manifest.tools if not t.is_writing and violation.table in t.reads]:
+        saved = run.checkpoint()
+        seen = await run_tool(state.call, LinkSpec(tool=tool), resolver, run, near, rng, attempts=3)
+        if seen is not None and any(leaf in key and value == target for _, leaf, value in seen.leaves):
+            return True
+        run.rollback(saved)
+    return False
+
+
 async def build_refusal(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
     """A refusal task: the request breaks a policy-only rule; the gold is its reads and no change."""
     from generator.synthesis.candidate import ANCHOR_TRIES, Rejection, difficulty_of
@@ -89,6 +105,8 @@ async def build_refusal(factory: CandidateFactory, index: int, rng: random.Rando
                 continue
             forbidden = run.actions.pop()
             run.grounding = [g for g in run.grounding if g["action"] < len(run.actions)]
+            run.observations = [o for o in run.observations if o.index < len(run.actions)]
+            await check_the_row(factory, state, resolver, run, violation, target, anchor, rng)
             user = build_refusal_user(factory.manifest, tool, run.facts.values, rng,
                                       acting_profile(state.world, factory.manifest, [*run.actions, forbidden]))
             if user is None:

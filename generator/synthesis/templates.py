@@ -144,17 +144,19 @@ def _goal_view(known: dict[str, Any], goal_facts: dict[str, Any]) -> dict[str, A
 
 def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
                optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None,
-               identity: frozenset[str] = frozenset()) -> UserSpec:
+               identity: frozenset[str] = frozenset(), question: str | None = None) -> UserSpec:
     """Opening, simulator instruction, known and withheld facts for the (writing tools, their facts) goals.
 
     ``profile`` (``person_profile``) is who the simulated user is, stated in the instruction only;
-    ``identity`` are the facts that identify them (email; name and date of birth), never withheld.
+    ``identity`` are the facts that identify them (email; name and date of birth), never withheld;
+    ``question`` is asked once the errands are done (its answer is the task's ``communicate``).
     """
     # An optional argument the gold sets is something the user wants: they say it unprompted, or an
     # agent doing exactly what was asked would score 0. Only a required fact may wait to be asked for.
     volunteered = {k for k in facts if k in optional and k not in identity}
     withheld_keys: set[str] = set()
-    spare = sorted(k for k in facts if k not in volunteered and k not in identity)
+    spare = sorted(k for k in facts if k not in volunteered and k not in identity
+                   and not (question and str(facts[k]) in question))  # what the question names is said
     if difficulty != "easy" and len(spare) > 2:
         withheld_keys.add(rng.choice(spare[1:]))
     known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}
@@ -177,11 +179,13 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     known_text = ", ".join(f"{k} = {v!r}" for k, v in asked.items()) or "nothing beyond the opening"
     withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
     said_text = ", ".join(f"{k} = {v!r}" for k, v in known.items() if k in volunteered)
-    instruction = f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)} "
+    then = f" Once that is done, ask: {sentence(question)}" if question else ""
+    instruction = f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)}{then} "
     if said_text:
         instruction += f"Say these as part of your request, without being asked: {said_text}. "
     instruction += f"Give these facts when the agent asks: {known_text}."
     if withheld_text:
         instruction += f" Give these only if the agent asks for them specifically: {withheld_text}."
-    instruction += " Do not invent other details; say you do not know. End the conversation once it is done."
+    instruction += (" Do not invent other details; say you do not know. End the conversation once it is done"
+                    + (" and you have your answer." if question else "."))
     return UserSpec(opening=opening, instruction=instruction, known=known, withheld=withheld)

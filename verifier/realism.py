@@ -30,9 +30,28 @@ from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import fact_tokens
 
-__all__ = ["RealismReport", "breaks", "internal_ids", "realism_report", "task_problems"]
+__all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "internal_ids", "realism_report", "task_problems"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
+
+
+class TargetCheck(BaseModel):
+    """One of the task set's targets (issue #21), measured."""
+
+    value: float
+    target: str = Field(description="The bound, e.g. '>= 0.15'.")
+    met: bool
+
+
+#: name -> (measure of a RealismReport, comparison, bound). Shares are of the domain's tasks.
+TARGETS: dict[str, tuple[str, str, float]] = {
+    "internal_id_share": ("user_text_with_internal_ids", "<=", 0.0),
+    "single_principal_share": ("single_principal", ">=", 1.0),
+    "information_share": ("information_tasks", ">=", 0.15),
+    "refusal_share": ("refusal_tasks", ">=", 0.10),
+    "one_call_all_stated_share": ("one_call_all_stated", "<=", 0.05),
+    "mean_gold_length": ("mean_gold_length", ">=", 4.0),
+}
 
 
 class RealismReport(BaseModel):
@@ -47,6 +66,17 @@ class RealismReport(BaseModel):
     information_tasks: int = Field(description="Tasks with communicate facts and no gold write.")
     refusal_tasks: int = Field(description="Tasks in which a policy-only rule says no: the right outcome is no change.")
     with_communicate: int
+    targets: dict[str, TargetCheck] = Field(default_factory=dict, description="Issue #21's targets, measured.")
+
+    def measure_targets(self) -> RealismReport:
+        """This report with ``targets`` filled in: counts as shares of the tasks, the mean as it is."""
+        checks = {}
+        for name, (field, op, bound) in TARGETS.items():
+            raw = float(getattr(self, field))
+            value = raw if field == "mean_gold_length" else round(raw / (self.tasks or 1), 4)
+            checks[name] = TargetCheck(value=value, target=f"{op} {bound:g}",
+                                       met=value >= bound if op == ">=" else value <= bound)
+        return self.model_copy(update={"targets": checks})
 
 
 def internal_ids(manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> dict[str, str]:
@@ -188,4 +218,4 @@ def realism_report(manifest: DomainManifest, tasks: list[Task], seed: dict[str, 
                               or (t.communicate and not any(a.tool in writing for a in t.actions))),
         refusal_tasks=sum(1 for t in tasks if t.kind == "refusal"),
         with_communicate=sum(1 for t in tasks if t.communicate),
-    )
+    ).measure_targets()

@@ -98,6 +98,10 @@ def report(
                       f"one call with every argument stated {real.one_call_all_stated}; mean gold length "
                       f"{real.mean_gold_length}; no read {real.without_read}; information {real.information_tasks}, "
                       f"refusal {real.refusal_tasks}", highlight=False)
+        missed = [f"{name} {check.value:g} (wanted {check.target})" for name, check in real.targets.items()
+                  if not check.met]
+        console.print(f"targets met: {len(real.targets) - len(missed)}/{len(real.targets)}"
+                      + (f"; missed: {', '.join(missed)}" if missed else ""), highlight=False)
 
 
 @app.command("sample")

@@ -112,3 +112,15 @@ def test_a_gold_write_on_a_row_a_policy_only_rule_forbids_is_named():
     assert task_problems(_task("Return Dune.", [IDENTIFY, RETURN]), manifest, SEED) == []
     refusal = _task("Return Emma.", [IDENTIFY], persona=None).model_copy(update={"kind": "refusal"})
     assert task_problems(refusal, manifest, SEED) == []  # a refusal's gold does not make the call
+
+
+def test_targets_are_shares_of_the_tasks_and_say_which_are_missed():
+    from verifier.realism import RealismReport
+
+    report = RealismReport(domain="d", tasks=100, user_text_with_internal_ids=1, openings_with_internal_ids=0,
+                           single_principal=100, one_call_all_stated=5, mean_gold_length=3.9, without_read=0,
+                           information_tasks=15, refusal_tasks=9, with_communicate=15).measure_targets()
+    met = {name: check.met for name, check in report.targets.items()}
+    assert met == {"internal_id_share": False, "single_principal_share": True, "information_share": True,
+                   "refusal_share": False, "one_call_all_stated_share": True, "mean_gold_length": False}
+    assert report.targets["refusal_share"].value == 0.09 and report.targets["mean_gold_length"].value == 3.9

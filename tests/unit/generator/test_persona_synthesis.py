@@ -82,7 +82,7 @@ def test_information_tasks_ask_what_a_read_answers_and_change_nothing(synthesize
     manifest = load_domain(package).manifest
     for task in asked:
         assert task.gold is not None and task.gold.diff.is_empty
-        assert len(task.communicate) == 1 and task.user.opening.endswith("?")
+        assert 1 <= len(task.communicate) <= 2 and task.user.opening.endswith("?")
         assert not any(manifest.tool(a.tool).is_writing for a in task.actions)
         assert task.user.withheld == {}
 
@@ -95,6 +95,10 @@ def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_
         assert task.gold is not None and task.gold.diff.is_empty
         assert task.meta.policy_rule == "no_overdue_renewal" and [a.tool for a in task.meta.forbidden] == ["renew_loan"]
         assert "renew" in task.user.opening.lower()
+    manifest = load_domain(package).manifest
+    for task in refusals:  # the agent has seen the overdue loan before it says no
+        seen = task.actions[-1]
+        assert not manifest.tool(seen.tool).is_writing and "loans" in manifest.tool(seen.tool).reads, task.id
     # a refusal whose forbidden call the tool itself refuses proves nothing about the policy
     renewed_already = refusals[0].model_copy(deep=True, update={"id": "tool-says-no"})
     renewed_already.meta.forbidden[0].arguments["loan_id"] = "LN-00002"
@@ -129,3 +133,16 @@ def test_a_second_errand_names_its_own_row_not_the_first_ones():
     assert _goal_view(known, {"device_name": "Main Thermostat"})["device_name"] == "Main Thermostat"
     assert _goal_view(known, {"device_name_2": "Kitchen Lights"})["device_name"] == "Kitchen Lights"
     assert _goal_view(known, {"device_name_2": "Kitchen Lights"})["email"] == "ada@example.org"
+
+
+def test_action_tasks_ask_one_more_thing_about_their_story_once_the_errand_is_done(synthesized):
+    package, tasks = synthesized
+    manifest = load_domain(package).manifest
+    asking = [t for t in tasks if t.kind == "action" and t.communicate]
+    assert asking, "nine action tasks in ten try a follow-up question and the fixture's reads carry questions"
+    for task in asking:
+        writes = [i for i, a in enumerate(task.actions) if manifest.tool(a.tool).is_writing]
+        assert len(task.communicate) == 1 and not manifest.tool(task.actions[-1].tool).is_writing
+        assert max(writes) < len(task.actions) - 1, "the question comes after the errand"
+        assert "Once that is done, ask:" in task.user.instruction
+        assert task.communicate[0] not in {str(v) for v in {**task.user.known, **task.user.withheld}.values()}

@@ -113,15 +113,18 @@ def load_roles(path: Path | None) -> RolesFile:
         raise UsageError(f"roles file {path}: {'.'.join(map(str, first['loc']))}: {first['msg']}") from error
 
 
-def resolve_roles(file: RolesFile, *, model: str | None, base_url: str | None, timeout: float = 120.0
-                  ) -> dict[str, ResolvedRole]:
-    """Every role's settings: role entry, then ``default``, then the command line, then built-ins.
+def resolve_roles(file: RolesFile, *, model: str | None, base_url: str | None, timeout: float = 120.0,
+                  only: tuple[str, ...] = ROLES) -> dict[str, ResolvedRole]:
+    """Every role's settings (or those of ``only``): role entry, then ``default``, then the command line, then built-ins.
+
+    ``only`` serves commands that ask one role (``tasks synth --model`` asks ``task_writer``): a
+    roles file that names a model for that role alone is then enough.
 
     Raises:
         UsageError: a role ends up with no model.
     """
     resolved = {}
-    for role in ROLES:
+    for role in only:
         own, default = file.roles.get(role, RoleSettings()), file.default
 
         def pick(name: str, fallback: object) -> object:

@@ -16,6 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
@@ -32,6 +33,9 @@ from generator.synthesis.candidate import CandidateFactory, Rejection, assign_sp
 from generator.synthesis.chain_code import ChainWriter
 from generator.synthesis.gate import ChainGate
 from generator.synthesis.quotas import is_full, kind_targets, select_by_kind
+
+if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
+    from generator.synthesis.rewording import WordingAsker
 
 __all__ = ["TaskSynthReport", "synthesize_tasks", "write_tasks"]
 
@@ -54,6 +58,8 @@ class TaskSynthReport(BaseModel):
     chain_code: dict[str, int] = Field(default_factory=dict, description="Seed chains a writer wrote as code: used, "
                                        "refused by the parser, failed to run (the sampled chain was used instead).")
     chain_code_examples: dict[str, str] = Field(default_factory=dict, description="The first refusal and failure, why.")
+    wording: dict[str, int] = Field(default_factory=dict, description="LLM rewordings (with a model): accepted, "
+                                    "and refused per check (the template wording was kept).")
     seconds: float
     tasks_per_second: float
     package_hash: str
@@ -72,7 +78,7 @@ def _first_failure(verdict: TaskVerdict) -> str:
 async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | None = None, workers: int | None = None,
                            max_candidates: int | None = None, progress: Progress | None = None,
                            determinism: bool = True, gate: ChainGate | None = None,
-                           writer: ChainWriter | None = None) -> TaskSynthReport:
+                           writer: ChainWriter | None = None, wording: WordingAsker | None = None) -> TaskSynthReport:
     """Synthesise ``n`` verified tasks (fewer if the candidate budget runs out) and write them.
 
     Args:
@@ -81,6 +87,8 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         gate: decides whether a task grows by a further chain; default the offline ``RuleGate``.
         writer: writes each candidate's seed chain as code (the generator's LLM mode); without
             one, seed chains are sampled from the graph.
+        wording: asks an LLM to reword each kept task's user side (``generator.synthesis.rewording``
+            checks it); without one, the template wording is written.
     """
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
@@ -165,6 +173,10 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
     stamp = VerifiedRecord(package_hash=package.content_hash, result="pass")
     tasks = assign_splits([accepted[i].model_copy(update={"verified": stamp})
                            for i in select_by_kind(accepted, n, targets)])
+    worded: dict[str, int] = {}
+    if wording is not None:
+        from generator.synthesis.rewording import reword_tasks
+        tasks, worded = await reword_tasks(tasks, wording, package.manifest, package.seed)
     target = out or package.path / "tasks.jsonl"
     write_tasks(tasks, target)
     seconds = time.perf_counter() - started
@@ -178,6 +190,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
         seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
         chain_code=dict(sorted(factory.chain_code.items())), chain_code_examples=factory.chain_code_examples,
+        wording=worded,
         package_hash=package.content_hash, out=str(target))
 
 

@@ -1,9 +1,9 @@
-"""Shared fixtures: the fixture domain, a running host, and real listeners on loopback."""
+"""Shared fixtures: the fixture domain, a running host, real listeners on loopback, the loopback LLM."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +11,7 @@ import pytest
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
+from tests.support_llm_server import FakeLLM, running_fake_llm
 
 FIXTURE_DOMAINS = Path(__file__).parent / "fixtures" / "domains"
 REPO = Path(__file__).parent.parent
@@ -47,3 +48,18 @@ async def host(settings: HostSettings) -> AsyncIterator[Host]:
 async def listeners(host: Host) -> AsyncIterator[Listeners]:
     async with serving(host) as urls:
         yield urls
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeLLM]:
+    """The loopback OpenAI-compatible LLM (tests/support_llm_server.py), one per test module."""
+    with running_fake_llm() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake(server: FakeLLM) -> Iterator[FakeLLM]:
+    """The module's loopback LLM with no faults, hooks or log left by an earlier test."""
+    server.reset()
+    yield server
+    server.reset()

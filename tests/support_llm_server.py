@@ -66,6 +66,8 @@ class FakeLLM:
     reject_response_format: bool = False
     always_fail: int | None = None                        # every request answered with this status
     on_request: Callable[[str, str | None], bool] | None = None  # (role, marker) -> True: drop it (client killed)
+    # task_writer: (the good answer, {"chain", "rows"} of the prompt) -> the answer sent instead
+    wording: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] | None = None
     log: list[Logged] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -81,7 +83,7 @@ class FakeLLM:
     def reset(self) -> None:
         self.faults, self.buggy, self.never_pass, self.log = [], set(), set(), []
         self.bad_seed = self.reject_response_format = False
-        self.always_fail, self.on_request = None, None
+        self.always_fail, self.on_request, self.wording = None, None, None
 
     # -- answering -----------------------------------------------------------------------
     def _take_fault(self, role: str, marker: str | None) -> Fault | None:
@@ -126,10 +128,15 @@ class FakeLLM:
             facts = json.loads(_section(user, "FACTS (JSON):", inline=True) or "{}")
             chain = json.loads(_section(user, "REFERENCE SOLUTION:") or "[]")
             goal = " then ".join(a["tool"].replace("_", " ") for a in chain)
-            return {"opening": "Hi! I'd like some help with my pet's care, please.",
-                    "instruction": f"You are a pet owner. You want to {goal}. Answer questions with your facts; "
-                                   "end the conversation once it is done.",
+            stated = "; ".join(f"your {k.replace('_', ' ')} is {v}" for k, v in sorted(facts.items()))
+            good = {"opening": "Hi! I'd like some help with my pet's care, please.",
+                    "instruction": f"You are a pet owner. You want to {goal}. Answer questions with your facts "
+                                   f"({stated}); end the conversation once it is done.",
                     "known": facts, "withheld": {}}
+            if self.wording is None:
+                return good
+            rows = json.loads(_section(user, "START ROWS OF THE TASK (distractor rows are flagged):") or "[]")
+            return self.wording(good, {"chain": chain, "rows": rows})
         if role == "chain_writer":  # the end tool on the subject row, fenced; odd-numbered tasks get code it must refuse
             task = _section(user, "TASK:", inline=True) or ""
             end = _section(user, "END TOOL:", inline=True)

@@ -30,7 +30,8 @@ from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import fact_tokens
 
-__all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "internal_ids", "realism_report", "task_problems"]
+__all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "internal_ids", "named_internal_ids", "realism_report",
+           "task_problems"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
@@ -131,6 +132,18 @@ def _user_texts(task: Task) -> dict[str, str]:
 def _named_ids(texts: dict[str, str], hidden: dict[str, str]) -> list[str]:
     return [f"{where} names {token} ({hidden[token]})" for where, text in texts.items()
             for token in dict.fromkeys(_TOKEN.findall(text)) if token in hidden]
+
+
+def named_internal_ids(texts: dict[str, str], task: Task, manifest: DomainManifest,
+                       seed: dict[str, list[dict[str, Any]]] | None = None, allowed: set[str] | None = None) -> list[str]:
+    """Where ``texts`` (name -> text) name an internal id of the seed or the task's setup rows, besides ``allowed``.
+
+    For text that is not yet the task's (an LLM's rewording of its user side): the same tokens and
+    ids that ``task_problems`` looks for in the user's words.
+    """
+    hidden = {value: where for value, where in internal_ids(manifest, _rows(seed or {}, task)).items()
+              if value not in (allowed or set())}
+    return _named_ids(texts, hidden)
 
 
 def _acting(task: Task, manifest: DomainManifest) -> list[tuple[int, Any]]:

@@ -8,10 +8,11 @@ score, recorded in the task's meta (the synthesiser keeps the hard limits: at mo
 chains, a writing tool left to end the next one). The gate's answers are stored like every
 response, so the same answers give the same tasks. The task writer rewrites the opening and the
 simulator instruction and splits the facts into known and withheld, from the reference
-chain and the task's rows. Its answer is taken only if the facts are exactly the grounded
-facts (same names, same values: the grounding records point at them, so grounding holds as
-it did) and no withheld value leaks into the opening; otherwise the template wording stays
-and the rejection is counted under the check that refused it. Wording changes no action,
+chain and the task's rows; ``generator.synthesis.rewording`` asks it and checks the answer
+(the same code as ``scaleenv tasks synth --model``): exactly the grounded facts, every known
+one stated in the instruction, no withheld value in the opening, no internal id the user could
+not know, nothing the realism check would refuse; otherwise the template wording stays and the
+rejection is counted under the check that refused it. Wording changes no action,
 state or fact, so the other gates hold as synthesis found them; stage 8 verifies every task
 again over MCP before anything is published.
 
@@ -31,19 +32,20 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 from generator.drafts import ChainCode, ExpansionDecision, TaskWording
 from generator.report import TaskStats
-from generator.stages.context import RunContext, StageScope, gather_all
+from generator.stages.context import RunContext, StageScope
 from generator.synthesis.chain_code import ChainRequest, ChainWriter
 from generator.synthesis.gate import ChainGate, GateView
-from scaleenv_mcp.domain.loader import package_hash
-from scaleenv_mcp.domain.task import Task, UserSpec
-from scaleenv_mcp.state.canonical import canonical_value
+from generator.synthesis.rewording import CHECK_VERSION, WordingAsker, reword_tasks
+from scaleenv_mcp.domain.loader import load_domain, package_hash
+from scaleenv_mcp.domain.task import Task
 
-__all__ = ["TasksResult", "check_wording", "llm_chain_writer", "llm_gate", "run_tasks"]
+__all__ = ["TasksResult", "llm_chain_writer", "llm_gate", "llm_task_writer", "run_tasks"]
 
 #: Worker processes of the synthesis host: fixed, not --concurrency, so the same package and
 #: seed give the same tasks whatever concurrency a run (or its resumption) used.
@@ -55,40 +57,13 @@ class TasksResult(BaseModel):
     stats: TaskStats
 
 
-def _same_facts(a: dict, b: dict) -> bool:
-    try:
-        return {k: canonical_value(v) for k, v in a.items()} == {k: canonical_value(v) for k, v in b.items()}
-    except (TypeError, ValueError):
-        return a == b
+def llm_task_writer(scope: StageScope) -> WordingAsker:
+    """Task wordings asked of the ``task_writer`` role (judged by ``generator.synthesis.rewording``)."""
 
+    async def ask(values: dict[str, Any]) -> TaskWording:
+        return await scope.ask("task_writer", TaskWording, **values)
 
-def check_wording(task: Task, wording: TaskWording) -> str | None:
-    """Why the wording cannot replace the template's (a gate name), or None when it can."""
-    facts = {**task.user.known, **task.user.withheld}
-    if set(wording.known) & set(wording.withheld) or not _same_facts({**wording.known, **wording.withheld}, facts):
-        return "wording_facts"
-    opening = wording.opening.lower()
-    for value in wording.withheld.values():
-        if isinstance(value, str) and len(value) >= 3 and value.lower() in opening:
-            return "wording_leak"
-    if not wording.opening.strip() or not wording.instruction.strip():
-        return "wording_empty"
-    return None
-
-
-async def _reword(scope: StageScope, task: Task, domain: str) -> tuple[Task, str | None]:
-    facts = {**task.user.known, **task.user.withheld}
-    answer = await scope.ask("task_writer", TaskWording, task_id=task.id, domain=domain,
-                             chain=[a.model_dump(mode="json") for a in task.actions],
-                             rows=[op.model_dump(mode="json", exclude_none=True) for op in task.setup],
-                             facts=json.dumps(facts, sort_keys=True, ensure_ascii=False),
-                             template=task.user.model_dump(mode="json"))
-    problem = check_wording(task, answer)
-    if problem:
-        return task, problem
-    user = UserSpec(opening=answer.opening, instruction=answer.instruction, known=answer.known,
-                    withheld=answer.withheld)
-    return task.model_copy(update={"user": user}), None
+    return ask
 
 
 def llm_gate(scope: StageScope) -> ChainGate:
@@ -145,10 +120,11 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
 
     async def word(scope: StageScope) -> TasksResult:
         tasks = [Task.model_validate_json(line) for line in synthesised.tasks_jsonl.splitlines() if line.strip()]
-        reworded = await gather_all(_reword(scope, task, domain) for task in tasks)
+        package = load_domain(package_dir)
+        reworded, wording = await reword_tasks(tasks, llm_task_writer(scope), package.manifest, package.seed)
         rejected: Counter[str] = Counter(synthesised.rejected)
-        rejected.update(problem for _, problem in reworded if problem)
-        final = sorted((new for new, _ in reworded), key=lambda t: t.id)
+        rejected.update({reason: count for reason, count in wording.items() if reason != "accepted"})
+        final = sorted(reworded, key=lambda t: t.id)
         stats = TaskStats(status="done", requested=settings.tasks, kept=len(final), rejected=dict(sorted(rejected.items())),
                           chain_code=synthesised.chain_code)
         return TasksResult(tasks_jsonl="".join(t.to_line() + "\n" for t in final), stats=stats)
@@ -156,4 +132,5 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
     inputs = {"package": package_hash(package_dir), "graph": (package_dir / "graph.json").read_text()
               if (package_dir / "graph.json").exists() else "", "n": settings.tasks, "seed": settings.seed}
     synthesised = await run.stage("tasks/synthesis", inputs, SynthesisResult, synthesise)
-    return await run.stage("tasks/wording", {"tasks": synthesised.tasks_jsonl, "domain": domain}, TasksResult, word)
+    wording_inputs = {"tasks": synthesised.tasks_jsonl, "domain": domain, "check": CHECK_VERSION}
+    return await run.stage("tasks/wording", wording_inputs, TasksResult, word)

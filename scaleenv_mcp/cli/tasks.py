@@ -24,10 +24,18 @@ def synth(
     out: Annotated[Path | None, typer.Option("--out", help="Output file (default: the domain's tasks.jsonl).")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: one per core).")] = None,
     max_candidates: Annotated[int | None, typer.Option("--max-candidates", help="Candidate budget (default max(4n, n+40)).")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Let this LLM reword each kept task's opening and "
+                                              "instruction (checked; refused wordings keep the template's).")] = None,
+    base_url: Annotated[str | None, typer.Option("--base-url",
+                                                 help="OpenAI-compatible endpoint (default: OpenAI's).")] = None,
+    roles: Annotated[Path | None, typer.Option("--roles", help="JSON or TOML roles file (as for `scaleenv generate`); "
+                                               "its task_writer entry is used.")] = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:
-    """Build tasks by graph expansion, keep those that pass every verifier gate, write them sorted by id."""
+    """Build tasks by graph expansion, keep those that pass every verifier gate, write them sorted by id.
+
+    With --model (or --roles) an LLM rewords the kept tasks; without, the output is byte-identical per seed."""
     import anyio
     from rich.progress import Progress
 
@@ -39,13 +47,21 @@ def synth(
 
     try:
         path = resolve_domain_path(domain, domains_dir)
+        resolved = _task_writer_roles(model, base_url, roles)
         with Progress(console=console, transient=True, disable=json_output) as bar:
             job = bar.add_task(f"synthesising {path.name}", total=n)
 
             def progress(done: int, total: int) -> None:
                 bar.update(job, completed=done, total=total)
 
-            report = anyio.run(lambda: synthesize_tasks(path, n, seed, out, workers, max_candidates, progress))
+            async def run() -> Any:
+                if resolved is None:
+                    return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress)
+                from generator.synthesis.rewording import task_writer_asker
+                async with task_writer_asker(resolved, seed) as ask:
+                    return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress, wording=ask)
+
+            report = anyio.run(run)
     except ScaleEnvError as error:
         fail(error)
     if json_output:
@@ -57,9 +73,20 @@ def synth(
                 f"{report.tools_used_share:.0%}", ", ".join(f"{k} {v}" for k, v in report.difficulty.items())]])
         if report.rejected:
             console.print("rejected: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()), highlight=False)
+        if report.wording:
+            console.print("wording: " + ", ".join(f"{k} {v}" for k, v in report.wording.items()), highlight=False)
         console.print(f"wrote {report.out}", highlight=False)
     if report.produced < report.requested:
         raise typer.Exit(EXIT_BAD)
+
+
+def _task_writer_roles(model: str | None, base_url: str | None, roles: Path | None) -> dict[str, Any] | None:
+    """The ``task_writer`` role's settings when a model is configured, else None (no rewording)."""
+    if model is None and roles is None and base_url is None:
+        return None
+    from generator.roles import load_roles, resolve_roles
+
+    return resolve_roles(load_roles(roles), model=model, base_url=base_url, only=("task_writer",))
 
 
 @app.command("report")

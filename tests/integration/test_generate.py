@@ -81,6 +81,9 @@ def test_a_domain_is_grown_end_to_end(reference: tuple[GenerationReport, int, Pa
     written = [t for t in tasks if t["meta"]["seed_chain_code"]]
     assert written and report.tasks.chain_code["used"] >= len(written)
     assert all("def chain(call)" in t["meta"]["seed_chain_code"] for t in written)
+    # the task writer's wordings passed the rewording check (generator/synthesis/rewording.py) and were taken
+    assert not any(reason.startswith("wording_") for reason in report.tasks.rejected)
+    assert all(t["user"]["opening"] == "Hi! I'd like some help with my pet's care, please." for t in tasks)
     assert sum(calls.values()) == answered
     saved = json.loads((Path(report.workdir) / "report.json").read_text())
     assert saved["first_try_pass_rate"] == 1.0 and saved["status"] == "complete"

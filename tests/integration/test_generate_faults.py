@@ -14,7 +14,6 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -24,20 +23,7 @@ from generator.pipeline import generate
 from generator.report import GenerationReport
 from generator.roles import RolesFile, resolve_roles
 from generator.stages.context import GenerateSettings
-from tests.support_llm_server import FakeLLM, Fault, running_fake_llm
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeLLM]:
-    with running_fake_llm() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeLLM) -> Iterator[FakeLLM]:
-    server.reset()
-    yield server
-    server.reset()
+from tests.support_llm_server import FakeLLM, Fault
 
 
 def _generate(fake: FakeLLM, root: Path, **overrides: object) -> tuple[GenerationReport, int, Path]:

@@ -6,7 +6,6 @@ recovers the way the module docstring of generator/llm.py promises, or fails as 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,22 +17,9 @@ from generator.prompting import render_prompt
 from generator.report import UsageLedger
 from generator.roles import RolesFile, RoleSettings, resolve_roles
 from generator.store import ResponseStore
-from tests.support_llm_server import CARD, FakeLLM, Fault, running_fake_llm
+from tests.support_llm_server import CARD, FakeLLM, Fault
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[FakeLLM]:
-    with running_fake_llm() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake(server: FakeLLM) -> Iterator[FakeLLM]:
-    server.reset()
-    yield server
-    server.reset()
 
 
 def _client(fake: FakeLLM, tmp_path: Path, *, budget: int = 5, structured: str | None = None,

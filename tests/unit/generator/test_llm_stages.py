@@ -1,17 +1,15 @@
-"""The checks stages apply to what models write: the database, the task wording, the edge candidates."""
+"""The checks stages apply to what models write: the database, the edge candidates (task wording: test_rewording)."""
 
 from __future__ import annotations
 
 import copy
 
-from generator.drafts import DatabaseDraft, TaskWording
+from generator.drafts import DatabaseDraft
 from generator.schema_sql import check_database, render_schema_sql
 from generator.stages.graph_stage import candidate_pairs
-from generator.stages.tasks_stage import check_wording
 from generator.stages.tools import normalise_tool
 from scaleenv_mcp.domain.loader import check_schema
 from scaleenv_mcp.domain.manifest import DomainManifest, Provenance, TableSpec, ToolSpec
-from scaleenv_mcp.domain.task import Task, TaskAction, UserSpec
 from tests.support_llm_server import DATABASE, SEED, TOOLS
 
 
@@ -51,26 +49,6 @@ def test_a_check_that_does_not_compile_is_reported_as_a_schema_problem():
     broken = draft.tables[0].model_copy(update={"checks": ["status IN ('active'"]})
     problems = check_database([broken, *draft.tables[1:]], copy.deepcopy(SEED))
     assert len(problems) == 1 and problems[0].startswith("schema.sql does not execute")
-
-
-def _task() -> Task:
-    user = UserSpec(opening="Hi", instruction="Book it.", known={"pet_name": "Biscuit", "day": "2026-03-12"},
-                    withheld={"reason": "vaccination booster"})
-    return Task(id="t1", domain="pet_care", difficulty="easy", user=user,
-                actions=[TaskAction(tool="book_appointment", arguments={"day": "2026-03-12"})])
-
-
-def test_wording_must_keep_exactly_the_grounded_facts_and_not_leak_withheld_ones():
-    facts = {"known": {"pet_name": "Biscuit", "day": "2026-03-12"}, "withheld": {"reason": "vaccination booster"}}
-    good = TaskWording(opening="Hello, I'd like to book a visit for Biscuit.", instruction="Book a visit.", **facts)
-    assert check_wording(_task(), good) is None
-    moved = TaskWording(opening="Hello", instruction="Book.", known={**facts["known"], **facts["withheld"]})
-    assert check_wording(_task(), moved) is None  # known and withheld may be split differently
-    changed = TaskWording(opening="Hello", instruction="Book.", known={"pet_name": "Biscuit", "day": "2026-03-13"},
-                          withheld=facts["withheld"])
-    assert check_wording(_task(), changed) == "wording_facts"
-    leaked = TaskWording(opening="Biscuit needs a Vaccination Booster", instruction="Book.", **facts)
-    assert check_wording(_task(), leaked) == "wording_leak"
 
 
 def test_edge_candidates_are_writers_feeding_users_of_their_tables_without_a_declared_condition():

@@ -18,6 +18,9 @@ def validate(
     no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second-process rerun.")] = False,
     workers: Annotated[int, typer.Option(help="Worker processes running the cases.")] = 2,
     timeout: Annotated[float, typer.Option(help="Wall-time budget of one case, seconds.")] = 5.0,
+    budget: Annotated[float | None, typer.Option(
+        help="Wall-time budget of the whole run, seconds (default: 60 + 0.5 per case, +0.5 with the determinism "
+             "rerun, +4 with the mutation check); past it validation stops and fails.")] = None,
     domains_dir: DomainsDirOption = None,
 ) -> None:
     """Prove a domain package safe and correct: exit 0 when it passes, 1 when anything fails.
@@ -29,6 +32,9 @@ def validate(
     A domain that declares principals is also held to the acting contract (docs/authoring-domains.md):
     permission rules and wrong-principal cases on every writing tool, identification by natural keys.
     It also reports the seed's shape (status frequencies, repeated free text, marker suffixes) as advice.
+    Fails fast: a case past its wall-time or memory budget (or crashing its worker) fails its tool and
+    skips the tool's other cases; a tools.py that runs away at import fails once, at load; past the
+    whole-run --budget the rest is skipped. Exit 1 in each case, with the reason.
     """
     import anyio
     from rich.progress import Progress
@@ -49,7 +55,8 @@ def validate(
             bar.update(task, description=f"{path.name}: {stage}", completed=done, total=total)
 
         report = anyio.run(lambda: validate_domain(path, mutation=not no_mutation, determinism=not no_determinism,
-                                                   workers=workers, timeout=timeout, progress=progress))
+                                                   workers=workers, timeout=timeout, progress=progress,
+                                                   budget=budget))
     if json_output:
         print_json({**report.model_dump(mode="json"), "passed": report.passed})
     else:
@@ -61,6 +68,10 @@ def validate(
             console.print(f"[red]{finding.check}[/] {where}: {finding.reason}", highlight=False)
         for failure in report.failures:
             console.print(f"[red]unexpected failure[/] {failure.name}: {'; '.join(failure.problems)}", highlight=False)
+        for row in report.tools:
+            if row.skipped:
+                why = f"it ran away on {row.stopped_by}" if row.stopped_by else report.halted
+                console.print(f"[yellow]skipped[/] {row.skipped} case(s) of {row.tool}: {why}", highlight=False)
         contract = report.contract
         if contract is not None and contract.acts_for_someone:
             console.print(f"acts for {contract.principals} principal kind(s), {contract.identification_paths} "
@@ -77,7 +88,10 @@ def validate(
                           f"{len(report.seed.problems)} problem(s) (advice; see docs/domain-quality.md)", highlight=False)
         score = "n/a" if report.mutation_score is None else f"{report.mutation_score:.0%}"
         verdict = "[green]PASSED[/]" if report.passed else "[red]FAILED[/]"
+        if report.runaway:
+            verdict += f" ({report.runaway})"
         console.print(f"{verdict} cases {report.cases}, unexpected failures {report.unexpected_failures}, "
-                      f"findings {len(report.findings)}, mutation score {score} ({report.killed}/{report.mutants})")
+                      f"skipped {len(report.skipped)}, findings {len(report.findings)}, "
+                      f"mutation score {score} ({report.killed}/{report.mutants})", highlight=False)
     if not report.passed:
         raise typer.Exit(EXIT_BAD)

@@ -40,7 +40,7 @@ class Host:
         self.pool = WorkerPool(self.settings.workers, self.settings.worker_memory_mb * 1024 * 1024,
                                max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096)
         self.registry = EpisodeRegistry(self.pool, self.settings)
-        self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ...
+        self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ... | rejected: ...
         self.validations = ValidationCache(self.settings.state_dir)
         self._reaper: asyncio.Task[None] | None = None
 
@@ -83,14 +83,19 @@ class Host:
     async def _validate_and_serve(self, package: DomainPackage) -> None:
         from scaleenv_mcp.procedural.validate import validate_domain
 
-        report = await validate_domain(package.path, mutation=False, workers=1, cache=self.validations)
+        # stop_on_runaway: the gate needs a verdict, so the first runaway tool ends the run
+        report = await validate_domain(package.path, mutation=False, workers=1, cache=self.validations,
+                                       stop_on_runaway=True)
         if report.servable:
             self._online(package, "online")
             log.info("domain %s passed validation and is online", package.slug)
+            return
+        if report.runaway:
+            self.status[package.slug] = f"rejected: {report.runaway}"
         else:
             reasons = [f.reason for f in report.findings] + [f.name for f in report.failures]
             self.status[package.slug] = f"failed validation: {'; '.join(reasons[:3])}"
-            log.warning("not serving domain %s: %s", package.slug, self.status[package.slug])
+        log.warning("not serving domain %s: %s", package.slug, self.status[package.slug])
 
     @property
     def load_errors(self) -> dict[str, str]:

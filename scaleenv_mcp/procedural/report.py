@@ -20,6 +20,7 @@ class CaseKind(str, Enum):
     success = "success"
     anticipated_rejection = "anticipated_rejection"
     unexpected_failure = "unexpected_failure"
+    skipped = "skipped"  # not run: its tool already ran away, tools.py did not load, or the run's budget ran out
 
 
 class CaseRecord(BaseModel):
@@ -35,12 +36,15 @@ class CaseRecord(BaseModel):
     reads: list[str] = Field(default_factory=list)
     writes: list[str] = Field(default_factory=list)
     fingerprint: str | None = None
+    runaway: str | None = Field(
+        default=None, description="Set on the case that ran away (wall-time or memory budget, a dead worker, endless "
+        "recursion): why. Its tool's remaining cases are skipped.")
 
 
 class Finding(BaseModel):
     """A problem outside the cases: policy, conformance, coverage, database, determinism."""
 
-    check: str = Field(description="policy | load | conformance | coverage | contract | database | determinism")
+    check: str = Field(description="policy | load | conformance | coverage | contract | database | determinism | budget")
     file: str = "tools.py"
     line: int | None = None
     tool: str | None = None
@@ -67,6 +71,8 @@ class ToolRow(BaseModel):
     success: int = 0
     anticipated_rejection: int = 0
     unexpected_failure: int = 0
+    skipped: int = 0
+    stopped_by: str | None = Field(default=None, description="The case that ran away and why; the rest were skipped.")
     mutants: int = 0
     killed: int = 0
     survivors: list[str] = Field(default_factory=list)
@@ -80,8 +86,15 @@ class ValidationReport(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     tools: list[ToolRow] = Field(default_factory=list)
     failures: list[CaseRecord] = Field(default_factory=list)
+    skipped: list[CaseRecord] = Field(
+        default_factory=list, description="Cases not run, each saying why (its tool ran away first, tools.py did not "
+        "load, the run's budget ran out).")
     cases: int = 0
     unexpected_failures: int = 0
+    budget: float | None = Field(default=None, description="The whole run's budget, seconds.")
+    halted: str | None = Field(
+        default=None, description="Why validation stopped before running every case (tools.py did not load, the "
+        "budget ran out, or the serving gate stopped at the first runaway tool).")
     mutants: int = 0
     killed: int = 0
     mutation_score: float | None = None
@@ -97,8 +110,19 @@ class ValidationReport(BaseModel):
 
     @property
     def servable(self) -> bool:
-        """No findings and no unexpected failure: what the host requires before serving."""
-        return not self.findings and not self.unexpected_failures
+        """No findings, no unexpected failure, no case left unrun: what the host requires before serving."""
+        return not self.findings and not self.unexpected_failures and not self.skipped
+
+    @property
+    def runaway(self) -> str | None:
+        """One line naming what ran away (tools first, else why the run halted); None when nothing did.
+
+        The serving gate shows it as "rejected: ..." and the CLI prints it with the verdict.
+        """
+        stopped = [f"{r.tool} ({r.stopped_by})" for r in self.tools if r.stopped_by]
+        if stopped:
+            return f"runaway tool {', '.join(stopped)}"
+        return self.halted
 
     @property
     def passed(self) -> bool:

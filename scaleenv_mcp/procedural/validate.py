@@ -4,6 +4,12 @@ Stages, each adding findings to one report: load (manifest, schema.sql, seed.jso
 signatures), static policy, tests.json coverage, the cases (in worker processes, with
 access recording), conformance (declared errors, observed reads and writes), determinism
 (success cases again in workers with another PYTHONHASHSEED), and the mutation check.
+
+Failing fast (issue #30): tools.py is loaded once in every worker before any case, so a bomb
+at import is one ``load`` finding within one load budget; a tool whose case runs away is
+failed with that reason and its other cases skipped; the whole run has a budget (default
+scaled to the number of cases), past which the rest is skipped and a ``budget`` finding
+refuses the package. The report still lists every case, run or skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -26,13 +32,26 @@ from scaleenv_mcp.procedural.contract import check_contract
 from scaleenv_mcp.procedural.seed_shape import check_seed_shape
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
-from scaleenv_mcp.procedural.runner import CaseRunner
+from scaleenv_mcp.procedural.runner import CaseRunner, RunBudget, skipped_record
 from scaleenv_mcp.workers.pool import WorkerPool
 from scaleenv_mcp.workers.protocol import DomainBundle
 
-__all__ = ["VALIDATOR_VERSION", "load_cases", "validate_domain"]
+__all__ = ["VALIDATOR_VERSION", "default_budget", "load_cases", "validate_domain"]
 
 Progress = Callable[[str, int, int], None]
+
+# Seconds the whole run may take by default: a fixed part (worker start, load) and a part per
+# case for each stage that runs it. Generous on purpose (2 shared, loaded cores): a real case
+# takes milliseconds, and runaways are caught per case long before this backstop.
+_BUDGET_BASE = 60.0
+_BUDGET_PER_CASE = {"cases": 0.5, "determinism": 0.5, "mutation": 4.0}
+
+
+def default_budget(cases: int, *, mutation: bool, determinism: bool) -> float:
+    """The default whole-run budget for ``cases`` cases and the stages that will run."""
+    per_case = _BUDGET_PER_CASE["cases"] + (_BUDGET_PER_CASE["determinism"] if determinism else 0.0) \
+        + (_BUDGET_PER_CASE["mutation"] if mutation else 0.0)
+    return _BUDGET_BASE + per_case * cases
 
 
 def load_cases(package: DomainPackage) -> list[ToolCase]:
@@ -103,8 +122,14 @@ def _mutant_bundle(bundle: DomainBundle, source: str) -> DomainBundle:
 
 async def validate_domain(path: str | Path, *, mutation: bool = True, determinism: bool = True,
                           workers: int = 2, timeout: float = 5.0, progress: Progress | None = None,
-                          cache: ValidationCache | None = None) -> ValidationReport:
-    """Run every check on the package at ``path``; never raises for a broken package."""
+                          cache: ValidationCache | None = None, budget: float | None = None,
+                          stop_on_runaway: bool = False) -> ValidationReport:
+    """Run every check on the package at ``path``; never raises for a broken package.
+
+    ``timeout`` is one case's wall-time budget; ``budget`` the whole run's (None: scaled to
+    the number of cases by ``default_budget``). ``stop_on_runaway`` (the serving gate) skips
+    everything once one tool ran away: a verdict is all the gate needs.
+    """
     report = ValidationReport(domain=Path(path).name, policy_version=POLICY_VERSION, validator_version=VALIDATOR_VERSION)
     try:
         package = load_domain(path)
@@ -129,19 +154,34 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
     specs = {t.name: t for t in package.manifest.tools}
     bundle = DomainRuntime(package).bundle
     rows = {t.name: ToolRow(tool=t.name) for t in package.manifest.tools}
+    report.budget = budget if budget is not None else default_budget(len(cases), mutation=mutation,
+                                                                      determinism=determinism)
+    run_budget = RunBudget(report.budget)
     pool = WorkerPool(workers, memory_limit=2 * 1024**3, env={"PYTHONHASHSEED": "1"})
     pool.start()
     try:
-        runner = CaseRunner(pool, timeout)
-        records = await runner.run(bundle, specs, cases)
-        _tally(rows, records, report)
-        report.findings += check_conformance(package.manifest, records)
-        if progress:
-            progress("cases", len(records), len(records))
-        if determinism:
-            report.findings += await _check_determinism(bundle, specs, cases, records, workers, timeout)
-        if mutation:
-            await _run_mutants(runner, package, bundle, specs, cases, rows, report, progress)
+        runner = CaseRunner(pool, timeout, run_budget, stop_on_runaway)
+        problem = await runner.load(bundle)
+        if problem is not None:
+            report.halted = f"tools.py does not load in a worker: {problem}"
+            report.findings.append(Finding(check="load", reason=report.halted))
+            _tally(rows, [skipped_record(c, "tools.py did not load") for c in cases], report)
+        else:
+            records = await runner.run(bundle, specs, cases)
+            _tally(rows, records, report)
+            report.findings += check_conformance(package.manifest, records)
+            if progress:
+                progress("cases", len(records), len(records))
+            # a tool that ran away (or the budget) already decides the verdict: no rerun, no mutants
+            clean = not any(row.stopped_by for row in rows.values()) and not run_budget.exhausted
+            if determinism and clean:
+                report.findings += await _check_determinism(bundle, specs, cases, records, workers, timeout, run_budget)
+            if mutation and clean:
+                await _run_mutants(runner, package, bundle, specs, cases, rows, report, progress)
+        if run_budget.exhausted:
+            report.halted = report.halted or run_budget.reason
+            report.findings.append(Finding(check="budget", file="(run)", reason=f"{run_budget.reason} "
+                                           "(pass a larger --budget if the domain is only large)"))
     finally:
         pool.stop()
     report.tools = list(rows.values())
@@ -158,8 +198,12 @@ def _tally(rows: dict[str, ToolRow], records: list[CaseRecord], report: Validati
         if row is not None:
             row.cases += 1
             setattr(row, record.kind.value, getattr(row, record.kind.value) + 1)
+            if record.runaway and row.stopped_by is None:
+                row.stopped_by = f"case {record.name!r}: {record.runaway}"
         if record.kind is CaseKind.unexpected_failure:
             report.failures.append(record)
+        elif record.kind is CaseKind.skipped:
+            report.skipped.append(record)
     report.cases = len(records)
     report.unexpected_failures = len(report.failures)
     seen: dict[str, dict[str, set[str]]] = {}
@@ -171,17 +215,19 @@ def _tally(rows: dict[str, ToolRow], records: list[CaseRecord], report: Validati
 
 
 async def _check_determinism(bundle: DomainBundle, specs: dict, cases: list[ToolCase], records: list[CaseRecord],
-                             workers: int, timeout: float) -> list[Finding]:
+                             workers: int, timeout: float, budget: RunBudget) -> list[Finding]:
     """Success cases again in fresh workers with another hash seed: same results, same fingerprints."""
     chosen = [(c, r) for c, r in zip(cases, records) if r.kind is CaseKind.success]
     pool = WorkerPool(workers, memory_limit=2 * 1024**3, env={"PYTHONHASHSEED": "4242"})
     pool.start()
     try:
-        again = await CaseRunner(pool, timeout).run(bundle, specs, [c for c, _ in chosen])
+        again = await CaseRunner(pool, timeout, budget).run(bundle, specs, [c for c, _ in chosen])
     finally:
         pool.stop()
     findings = []
     for (case, first), second in zip(chosen, again):
+        if second.kind is CaseKind.skipped:  # the run's budget ran out: the budget finding says so
+            continue
         same_result = json.dumps(first.result, sort_keys=True) == json.dumps(second.result, sort_keys=True)
         if not same_result or first.fingerprint != second.fingerprint:
             findings.append(Finding(check="determinism", tool=case.tool,
@@ -210,12 +256,17 @@ async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: Domai
         mine = [c for c in cases if c.tool in targets]
         if not mine:
             continue
+        if runner.budget.exhausted:
+            break
         row = rows[mutant.tool if mutant.tool in rows else f"{mutant.tool} (helper)"]
         row.mutants += 1
         # (a mutant the policy refuses fails to load in the worker: its cases fail, it counts as killed)
         mutant_bundle = _mutant_bundle(bundle, mutant.source)
         records = await runner.run(mutant_bundle, specs, mine)
         await runner.forget(mutant_bundle)
+        if runner.budget.exhausted and any(r.kind is CaseKind.skipped for r in records):
+            row.mutants -= 1  # not measured: the budget finding refuses the package anyway
+            break
         if any(r.kind is CaseKind.unexpected_failure for r in records) or len(records) < len(mine):
             row.killed += 1
         else:

@@ -14,7 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
-__all__ = ["HOSTILE_KINDS", "hostile_copy"]
+__all__ = ["HOSTILE_KINDS", "hostile_copy", "hostile_source"]
 
 #: kind -> what the edit does
 HOSTILE_KINDS = {

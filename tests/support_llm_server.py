@@ -7,7 +7,8 @@ the generator puts in every system prompt) and by the markers of the user messag
 freely. Defects are injected per role on demand, the way real endpoints misbehave: code
 fences, prose around the JSON, a missing field, truncation (finish_reason "length"), HTTP
 429 and 500, slow replies, and refusal of ``response_format``; and behaviours: a buggy tool
-fixed by the debug agent, a tool that never passes, seed rows that break a CHECK. Every
+fixed by the debug agent, a tool that never passes, a tool draft that loops forever (fixed by
+the debug agent once validation names the runaway), seed rows that break a CHECK. Every
 request is logged (role, markers, a hash of the request body, the status sent), so tests
 can assert that no request was answered twice and inspect what the debug agent was sent.
 """
@@ -31,6 +32,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+from tests.support_hostile import hostile_source
 
 __all__ = ["FakeLLM", "Fault", "running_fake_llm"]
 
@@ -62,6 +65,7 @@ class FakeLLM:
     faults: list[Fault] = field(default_factory=list)
     buggy: set[str] = field(default_factory=set)          # first code answer wrong, debug fixes it
     never_pass: set[str] = field(default_factory=set)     # code and every debug answer wrong
+    looping: set[str] = field(default_factory=set)        # first code answer loops forever, debug fixes it
     bad_seed: bool = False                                # appointments rows break a CHECK until repaired
     reject_response_format: bool = False
     always_fail: int | None = None                        # every request answered with this status
@@ -81,7 +85,7 @@ class FakeLLM:
         return sorted(h for h, n in counts.items() if n > 1)
 
     def reset(self) -> None:
-        self.faults, self.buggy, self.never_pass, self.log = [], set(), set(), []
+        self.faults, self.buggy, self.never_pass, self.looping, self.log = [], set(), set(), set(), []
         self.bad_seed = self.reject_response_format = False
         self.always_fail, self.on_request, self.wording = None, None, None
 
@@ -116,6 +120,8 @@ class FakeLLM:
         if role == "code":
             if marker in self.never_pass:
                 return {"code": NEVER_PASSING_CODE[marker]}
+            if marker in self.looping and first_code:
+                return {"code": hostile_source(CODE[marker], [marker], "loop")}
             return {"code": BUGGY_CODE[marker] if marker in self.buggy and first_code else CODE[marker or ""]}
         if role == "tests":
             return {"cases": CASES[marker or ""]}

@@ -52,9 +52,13 @@ def report_for_debugger(report: ValidationReport) -> dict[str, Any]:
         if record.traceback:
             item["traceback"] = record.traceback[-_TRACEBACK_CHARS:]
         failures.append(item)
-    return {"cases": report.cases, "unexpected_failures": report.unexpected_failures,
-            "findings": [f.model_dump(mode="json", exclude_none=True) for f in report.findings],
-            "failures": failures}
+    summary: dict[str, Any] = {"cases": report.cases, "unexpected_failures": report.unexpected_failures,
+                               "findings": [f.model_dump(mode="json", exclude_none=True) for f in report.findings],
+                               "failures": failures}
+    if report.runaway:  # fail fast (#30): the first runaway case decides, the rest were not run
+        summary["runaway"] = report.runaway
+        summary["skipped"] = [f"{r.name}: {r.problems[0]}" for r in report.skipped]
+    return summary
 
 
 def _passes(report: ValidationReport) -> bool:
@@ -62,7 +66,8 @@ def _passes(report: ValidationReport) -> bool:
 
 
 def _gist(report: ValidationReport) -> str:
-    reasons = [f"{f.check}: {f.reason}" for f in report.findings]
+    reasons = [report.runaway] if report.runaway else []
+    reasons += [f"{f.check}: {f.reason}" for f in report.findings]
     reasons += [f"{r.name}: {'; '.join(r.problems)}" for r in report.failures]
     return "; ".join(reasons)[:300] or "no cases ran"
 

@@ -55,9 +55,10 @@ def test_malformed_replies_in_every_stage_are_recovered(fake: FakeLLM, tmp_path:
 
 @pytest.fixture(scope="module")
 def defective(server: FakeLLM, tmp_path_factory: pytest.TempPathFactory) -> tuple[GenerationReport, int, Path, FakeLLM]:
-    """One run with a buggy tool, a hopeless tool and seed rows that break a CHECK."""
+    """One run with a buggy tool, a hopeless tool, a tool drafted as an endless loop and seed rows that break a CHECK."""
     server.reset()
     server.buggy, server.never_pass, server.bad_seed = {"book_appointment"}, {"cancel_appointment"}, True
+    server.looping = {"get_pet"}
     report, code, out = _generate(server, tmp_path_factory.mktemp("defective"), max_rounds=2)
     return report, code, out, server
 
@@ -81,7 +82,8 @@ def test_a_tool_that_never_passes_is_dropped_and_recorded(defective: tuple[Gener
     outcome = next(t for t in report.tools if t.tool == "cancel_appointment")
     assert not outcome.passed and outcome.repair_rounds == 2
     assert "CHECK constraint failed" in (outcome.dropped_reason or "")
-    assert report.tools_dropped == ["cancel_appointment"] and report.first_try_pass_rate == 0.6
+    # first try: find_pets and register_pet (book_appointment is buggy, get_pet loops, cancel_appointment never passes)
+    assert report.tools_dropped == ["cancel_appointment"] and report.first_try_pass_rate == 0.4
     assert len([r for r in fake.requests("debug") if r.marker == "cancel_appointment"]) == 2
     manifest = json.loads((out / "domain.json").read_text())
     assert "cancel_appointment" not in [t["name"] for t in manifest["tools"]]
@@ -89,6 +91,24 @@ def test_a_tool_that_never_passes_is_dropped_and_recorded(defective: tuple[Gener
     assert report.validation is not None and report.validation.servable
     saved = json.loads((Path(report.workdir) / "report.json").read_text())
     assert saved["tools_dropped"] == ["cancel_appointment"]
+
+
+def test_a_looping_draft_costs_one_case_budget_and_the_debug_agent_gets_the_reason(
+        defective: tuple[GenerationReport, int, Path, FakeLLM]):
+    """Fail fast (#30): the first case of the looping get_pet hits the case budget, its other
+    cases are skipped, and the debug prompt names the runaway case and the budget."""
+    report, _, out, fake = defective
+    outcome = next(t for t in report.tools if t.tool == "get_pet")
+    assert outcome.passed and not outcome.first_try and outcome.repair_rounds == 1
+    (debug,) = [r for r in fake.requests("debug") if r.marker == "get_pet"]
+    sent = json.loads(debug.user.split("VALIDATION REPORT:\n", 1)[1].split("\n\nSCHEMA.SQL:", 1)[0])
+    assert sent["unexpected_failures"] == 1 and sent["cases"] == 3
+    (failure,) = sent["failures"]
+    assert failure["runaway"] == "call exceeded its wall-time budget of 5 s"
+    assert sent["runaway"].startswith(f"runaway tool get_pet (case {failure['name']!r}: call exceeded its wall-time")
+    assert len(sent["skipped"]) == 2
+    assert all(f"skipped: get_pet already ran away on case {failure['name']!r}" in s for s in sent["skipped"])
+    assert "while True" not in (out / "tools.py").read_text()
 
 
 def test_seed_rows_that_break_a_check_are_repaired_from_the_sqlite_error(

@@ -18,6 +18,7 @@ from typing import Any
 
 from bench.calls import bench_http, bench_memory_and_stdio, pick_call
 from bench.episodes import bench_episodes
+from bench.hostile import bench_hostile, render_hostile
 from bench.replay import bench_replay
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +45,20 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
                                   many=1_000 if quick else 10_000)
         replay = bench_replay(domain_dir, work / "state", verify_sample=20 if quick else 60, synth_n=5 if quick else 20)
     result = {"environment": environment(), "domain": domain_dir.name, "tool": tool, "calls": calls,
-              "episodes": episodes, "replay": replay, "ratios": ratios(calls, episodes), "targets": TARGETS}
+              "episodes": episodes, "replay": replay, "ratios": ratios(calls, episodes), "targets": TARGETS,
+              "validation": bench_hostile()}
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def run_validation_only(out: Path) -> dict[str, Any]:
+    """Only the hostile-package validation section, merged into the results already in ``out``
+    (the rest of a full run takes tens of minutes); the section records its own environment."""
+    result = json.loads(out.read_text()) if out.exists() else {}
+    if "environment" not in result:
+        raise ValueError(f"{out} holds no full run to merge into: run `scaleenv bench` first")
+    result["validation"] = bench_hostile()
+    result["validation_environment"] = environment()
     out.write_text(json.dumps(result, indent=2) + "\n")
     return result
 
@@ -97,6 +111,13 @@ def render_markdown(result: dict[str, Any]) -> str:
                   f"{replay['verify_memory_tasks_per_s']} tasks/s in memory, {replay['verify_http_tasks_per_s']} over HTTP "
                   f"(every gate, including the second-process determinism run). Offline synthesis: "
                   f"{replay['synth_verified_tasks_per_s']} verified tasks/s."]
+    if result.get("validation"):
+        lines += render_hostile(result["validation"])
+        measured = result.get("validation_environment")
+        if measured:
+            lines += ["", f"(This section measured alone by `scaleenv bench --only validation` at commit "
+                          f"`{measured['commit'][:12]}`, load average at start "
+                          f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")

@@ -16,10 +16,13 @@ def bench(
     markdown: Annotated[Path, typer.Option(help="Where to regenerate the Markdown report.")] = Path("BENCHMARKS.md"),
     quick: Annotated[bool, typer.Option("--quick", help="Fewer calls and episodes (a smoke run, minutes not tens).")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the JSON instead of the table.")] = False,
+    only: Annotated[str | None, typer.Option(
+        help="'validation': only time to verdict on hostile packages, merged into the JSON of an earlier full run.")] = None,
 ) -> None:
     """Tool calls (HTTP at 1/16/64 connections, in-memory, stdio) against bare low-level and FastMCP
     servers running the same tool code inline; episode creation, memory, fingerprint and diff
-    against raw sqlite3 deserialize; 10,000 live episodes. Medians and same-run ratios.
+    against raw sqlite3 deserialize; 10,000 live episodes; validation's time to verdict on hostile
+    packages (tools that loop or recurse, a bomb at import). Medians and same-run ratios.
     """
     import sys
 
@@ -31,12 +34,16 @@ def bench(
     if not (repo / "bench" / "run.py").is_file():
         fail(UsageError("scaleenv bench runs from a source checkout (bench/ is not part of the installed package)"))
     sys.path.insert(0, str(repo))
-    from bench.run import render_markdown, run
+    from bench.run import render_markdown, run, run_validation_only
 
+    if only not in (None, "validation"):
+        fail(UsageError(f"--only takes 'validation', not {only!r}"))
     try:
-        result = run(resolve_domain_path(domain), out, quick=quick)
+        result = run_validation_only(out) if only else run(resolve_domain_path(domain), out, quick=quick)
     except ScaleEnvError as error:
         fail(error)
+    except ValueError as error:
+        fail(UsageError(str(error)))
     markdown.write_text(render_markdown(result))
     if json_output:
         print_json(result)

@@ -143,9 +143,9 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             return sum(max(0, target - sum(1 for t in accepted.values() if t.kind == kind))
                        for kind, target in targets.items())
 
-        while missing() and tried < budget:
+        while missing() and tried - skipped < budget:  # the budget counts candidates built, not skipped
             full = {kind for kind in targets if is_full(accepted, targets, kind)}
-            size = min(budget - tried, max(8, math.ceil(missing() * 1.3)))
+            size = min(budget - (tried - skipped), max(8, math.ceil(missing() * 1.3)))
             batch = range(tried, tried + size)
             tried += size
             outcomes = await asyncio.gather(*(one(i, full) for i in batch))

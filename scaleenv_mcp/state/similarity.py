@@ -21,7 +21,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-__all__ = ["SEMANTIC_THRESHOLD", "has_same_hard_facts", "is_semantic_match", "number_word", "text_similarity"]
+__all__ = ["SEMANTIC_THRESHOLD", "has_same_hard_facts", "is_semantic_match", "negation_spans", "number_word",
+           "text_similarity"]
 
 SEMANTIC_THRESHOLD = 0.5
 _STOP = frozenset("a an the and or but of to in on at for with by from as is are was were be been has have had it "
@@ -29,7 +30,8 @@ _STOP = frozenset("a an the and or but of to in on at for with by from as is are
 _NUMBERS = {w: str(i) for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())} | {
     "once": "1", "twice": "2", "thrice": "3", "dozen": "12", "single": "1", "half": "0.5"}
-_NEGATION = re.compile(r"\bno\b(?!\.?\s*\d)|\b(?:not|never|none|nothing|nobody|nowhere|without|neither|nor|cannot)\b|n't\b")
+_NEGATION = re.compile(r"\bno\b(?!\.?\s*\d)|\b(?:not|never|none|nothing|nobody|nowhere|without|neither|nor|cannot)\b|n't\b",
+                       re.IGNORECASE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 TERSE_RECALL = 0.25
 _SUFFIXES = ("ing", "edly", "ed", "es", "s", "ly")
@@ -64,8 +66,17 @@ def _numbers(text: str) -> list[str]:
     return found
 
 
+def negation_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each negation in ``text``, in reading order: what the negation count counts.
+
+    The argument gate (``verifier.text_perturb``) edits these spans, so its negated variants are
+    exactly the changes this comparison treats as a changed fact.
+    """
+    return [m.span() for m in _NEGATION.finditer(text.replace("’", "'"))]
+
+
 def _negations(text: str) -> int:
-    return len(_NEGATION.findall(text.lower().replace("’", "'")))
+    return len(negation_spans(text))
 
 
 def has_same_hard_facts(expected: str, actual: str) -> bool:

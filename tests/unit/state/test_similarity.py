@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from scaleenv_mcp.state.similarity import has_same_hard_facts, is_semantic_match
+from scaleenv_mcp.state.similarity import has_same_hard_facts, is_semantic_match, negation_spans
 
 GOLD_SIG = "Take 1 tablet by mouth twice daily with food."
 
@@ -52,3 +52,8 @@ def test_hard_facts_are_numbers_in_order_and_negation_count():
 def test_null_matches_only_null():
     assert is_semantic_match(None, None)
     assert not is_semantic_match("", None) and not is_semantic_match(None, "text")
+
+
+def test_negation_spans_are_what_the_negation_count_counts():
+    text = "No box. I can’t say it was NOT used, but never at no. 5"
+    assert [text[a:b] for a, b in negation_spans(text)] == ["No", "n’t", "NOT", "never"]  # "no. 5" is a number

@@ -59,6 +59,7 @@ def test_seed_script_reproduces_seed(package: DomainPackage, tmp_path: Path):
     assert (copy / "seed.json").read_bytes() == (package.path / "seed.json").read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.anyio
 async def test_validates_with_zero_unexpected_failures_and_strong_tests(package: DomainPackage):
     from scaleenv_mcp.procedural.validate import validate_domain

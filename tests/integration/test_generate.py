@@ -127,6 +127,7 @@ def _cli(fake: FakeLLM, root: Path) -> list[str]:
             "--concurrency", "1", "--backoff", "0.01", "--no-mutation", "--json"]
 
 
+@pytest.mark.slow
 def test_killed_runs_resume_without_repeating_a_request_and_end_byte_identical(
         fake: FakeLLM, reference: tuple[GenerationReport, int, Path, int], tmp_path: Path):
     _, _, reference_out, answered = reference

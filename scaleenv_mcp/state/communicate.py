@@ -9,7 +9,9 @@ it is free but the value is hard:
   one token, so 12.5 is not found in "125";
 - dates compare as dates: "2026-05-14", "14 May 2026", "May 14th, 2026", "14/05/2026" and (when
   the fact's year is the message's) "May 14" are one token, 2026-05-14;
-- currency signs and codes are dropped around amounts ("$12.50", "12.50 USD" -> 12.5);
+- currency signs and codes are dropped around amounts ("$12.50", "12.50 USD" -> 12.5), and an
+  amount said as money also counts in minor units, since a domain that keeps money in cents asks
+  for "98175" and a person is told "$981.75" ("$981.75" -> 981.75 and 98175);
 - words are lower-cased; stop words and punctuation do not count.
 
 Deterministic and offline; no model is asked. Pinned by tests/unit/state/test_communicate.py.
@@ -41,6 +43,7 @@ _DATE_PATTERNS = [
 _STOP = frozenset("a an the and or of to in on at for is are was be it its this that your my our their dr mr mrs ms "
                   "usd eur gbp".split())
 _CURRENCY = re.compile(r"[$€£]")
+_MONEY = re.compile(r"[$€£]\s?(\d[\d,]*(?:\.\d{1,2})?)|(\d[\d,]*(?:\.\d{1,2})?)\s?(?:usd|eur|gbp|dollars?|euros?)\b")
 
 
 class CommunicationReport(BaseModel):
@@ -93,12 +96,21 @@ def fact_tokens(text: str, year: int) -> list[str]:
     return tokens
 
 
+def _minor_units(message: str) -> set[str]:
+    """Amounts the message says as money, in cents: "$981.75" -> "98175", "12 USD" -> "1200"."""
+    found = set()
+    for match in _MONEY.finditer(message.lower()):
+        amount = (match.group(1) or match.group(2)).replace(",", "")
+        found.add(str(round(float(amount) * 100)))
+    return found
+
+
 def check_communication(facts: list[str], messages: list[str], year: int) -> CommunicationReport:
     """Each fact is found when one message holds all of its tokens.
 
     ``year`` completes dates said without one ("May 14"): the year of the episode's clock.
     """
-    said = [set(fact_tokens(message, year)) for message in messages]
+    said = [set(fact_tokens(message, year)) | _minor_units(message) for message in messages]
     report = CommunicationReport()
     for fact in facts:
         wanted = set(fact_tokens(fact, year))

@@ -48,3 +48,11 @@ def test_nothing_said_finds_nothing():
 def test_tokens_normalise_dates_numbers_and_currency():
     assert fact_tokens("Paid $1,200.50 on 3 March 2026, twelve items", 2026) == [
         "paid", "1200.5", "2026-03-03", "12", "items"]
+
+
+def test_a_fact_in_cents_is_found_when_the_message_says_it_as_money():
+    assert check_communication(["98175"], ["Your shares cost $981.75 in total."], year=2026).complete
+    assert check_communication(["1200"], ["That is 12 USD."], year=2026).complete
+    assert check_communication(["98175"], ["That's 98,175 cents."], year=2026).complete
+    assert not check_communication(["98175"], ["Your shares cost $981.70 in total."], year=2026).complete
+    assert not check_communication(["98175"], ["You hold 981.75 shares."], year=2026).complete  # no money, no cents

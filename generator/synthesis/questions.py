@@ -22,7 +22,10 @@ from generator.synthesis.persona import persona_ref
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 
 if TYPE_CHECKING:
+    from generator.synthesis.arguments import ArgumentResolver
     from generator.synthesis.candidate import CandidateFactory, Rejection
+    from generator.synthesis.executor import ChainRun
+    from generator.synthesis.task_state import TaskState
 
 __all__ = ["FollowUp", "answer_row", "ask_follow_up", "build_question", "build_question_user"]
 
@@ -100,7 +103,7 @@ class FollowUp:
     answer: str
 
 
-async def ask_follow_up(factory: CandidateFactory, state: Any, resolver: Any, run: Any,
+async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
                         anchor: tuple[str, dict[str, Any]] | None, rng: random.Random,
                         skip: frozenset[str] = frozenset()) -> FollowUp | None:
     """Record one more read (its lookups included) whose answer is about the task's anchor or its

@@ -25,7 +25,10 @@ from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
 
 if TYPE_CHECKING:
+    from generator.synthesis.arguments import ArgumentResolver
     from generator.synthesis.candidate import CandidateFactory, Rejection
+    from generator.synthesis.executor import ChainRun
+    from generator.synthesis.task_state import TaskState
 
 __all__ = ["build_refusal", "build_refusal_user", "violating_rows"]
 
@@ -55,8 +58,9 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
                     known=dict(sorted(known.items())))
 
 
-async def check_the_row(factory: CandidateFactory, state: Any, resolver: Any, run: Any, violation: ViolationSpec,
-                        target: Any, anchor: tuple[str, dict[str, Any]], rng: random.Random) -> bool:
+async def check_the_row(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
+                        violation: ViolationSpec, target: Any, anchor: tuple[str, dict[str, Any]],
+                        rng: random.Random) -> bool:
     """Record a read whose result shows the row that breaks the rule (the pickup is today, the
     order has shipped): an agent cannot refuse for a reason it has not seen. False, nothing
     recorded, when no read of the table returns that row."""

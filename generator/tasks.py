@@ -32,7 +32,7 @@ from generator.diversity import diversity_report
 from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
 from generator.synthesis.chain_code import ChainWriter
 from generator.synthesis.gate import ChainGate
-from generator.synthesis.quotas import is_full, kind_targets, select_by_kind
+from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 
 if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
     from generator.synthesis.rewording import WordingAsker
@@ -140,11 +140,10 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                 return index, built, verdict
 
         def missing() -> int:
-            return sum(max(0, target - sum(1 for t in accepted.values() if t.kind == kind))
-                       for kind, target in targets.items())
+            return sum(shortfall(accepted, targets).values())
 
         while missing() and tried - skipped < budget:  # the budget counts candidates built, not skipped
-            full = {kind for kind in targets if is_full(accepted, targets, kind)}
+            full = {kind for kind, short in shortfall(accepted, targets).items() if not short}
             size = min(budget - (tried - skipped), max(8, math.ceil(missing() * 1.3)))
             batch = range(tried, tried + size)
             tried += size

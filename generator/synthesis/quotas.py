@@ -13,7 +13,7 @@ from collections import Counter
 
 from scaleenv_mcp.domain.task import Task
 
-__all__ = ["KIND_SHARES", "is_full", "kind_targets", "select_by_kind"]
+__all__ = ["KIND_SHARES", "kind_targets", "select_by_kind", "shortfall"]
 
 #: Share of a set per kind (#21 asks at least 15% information and 10% refusal per domain).
 KIND_SHARES = {"information": 0.2, "refusal": 0.12}
@@ -40,6 +40,7 @@ def select_by_kind(accepted: dict[int, Task], n: int, targets: dict[str, int]) -
     return sorted(chosen + spare[:max(0, n - len(chosen))])
 
 
-def is_full(accepted: dict[int, Task], targets: dict[str, int], kind: str) -> bool:
-    """Whether ``kind`` has all the tasks it needs among those accepted."""
-    return sum(1 for t in accepted.values() if t.kind == kind) >= targets.get(kind, 0)
+def shortfall(accepted: dict[int, Task], targets: dict[str, int]) -> dict[str, int]:
+    """Tasks each kind still needs among those accepted (0 when it is full)."""
+    have = Counter(t.kind for t in accepted.values())
+    return {kind: max(0, target - have[kind]) for kind, target in targets.items()}

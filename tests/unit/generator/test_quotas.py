@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from scaleenv_mcp.domain.task import Task
-from generator.synthesis.quotas import is_full, kind_targets, select_by_kind
+from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 
 
 def _task(index: int, kind: str) -> Task:
@@ -23,7 +23,7 @@ def test_each_kind_is_taken_in_index_order_up_to_its_target():
     chosen = select_by_kind(accepted, 10, targets)
     assert [accepted[i].kind for i in chosen].count("information") == 2
     assert chosen == [0, 1, 6, 7, 8, 9, 11, 12, 13, 14]
-    assert is_full(accepted, targets, "information") and not is_full({}, targets, "refusal")
+    assert shortfall(accepted, targets)["information"] == 0 and shortfall({}, targets)["refusal"] == 1
 
 
 def test_a_kind_that_falls_short_is_filled_by_the_earliest_of_the_rest():

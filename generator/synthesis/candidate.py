@@ -101,6 +101,9 @@ class CandidateFactory:
         self.questions = [(t.name, q) for t in self.manifest.tools if not t.is_writing for q in t.questions]
         self.refusals = [r for r in self.manifest.policy_rules if r.violation is not None]
         self.lookups = lookup_sources(self.manifest, document, self.world)
+        # every person the domain serves: a follow-up asked in the first person is about no one else
+        self.people = {row[p.key] for p in self.manifest.principals for row in self.world.rows.get(p.table, [])
+                       if row.get(p.key) is not None}
 
     async def start(self, copies: int) -> None:
         """Seed-state episodes the anchor probes fork from (one per worker, to spread the load)."""

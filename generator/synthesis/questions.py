@@ -108,7 +108,9 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
                         skip: frozenset[str] = frozenset()) -> FollowUp | None:
     """Record one more read (its lookups included) whose answer is about the task's anchor or its
     persona, as a person asks "and when does it arrive?" once the errand is done; None, and nothing
-    recorded, when no question of the domain fits. An answer the user already states is no question."""
+    recorded, when no question of the domain fits. An answer the user already states is no question,
+    and a row that names another person (a student's enrolment, shared with the instructor's
+    certificate through its course) is not the user's to ask about as "my"."""
     options = [(t, q) for t, q in factory.questions if q.text not in skip]
     for tool, question in rng.sample(options, min(FOLLOW_UP_TRIES, len(options))):
         saved = run.checkpoint()
@@ -119,7 +121,9 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
         persona = resolver.principal[1] if resolver.principal else None
         row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng, persona, True)
         known = {str(v) for v in run.facts.values.values()}
-        if row is None or str(row[question.answer]) in known:
+        someone_else = row is not None and any(v in factory.people and v != persona for v in row.values()
+                                               if isinstance(v, str | int) and not isinstance(v, bool))
+        if row is None or someone_else or str(row[question.answer]) in known:
             run.rollback(saved)
             continue
         for slot in _SLOT.findall(question.text):  # what the question names, the user knows

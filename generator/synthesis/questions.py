@@ -109,8 +109,8 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
     """Record one more read (its lookups included) whose answer is about the task's anchor or its
     persona, as a person asks "and when does it arrive?" once the errand is done; None, and nothing
     recorded, when no question of the domain fits. An answer the user already states is no question,
-    and a row that names another person (a student's enrolment, shared with the instructor's
-    certificate through its course) is not the user's to ask about as "my"."""
+    and a row that names other people but not the persona (a student's enrolment, shared with the
+    instructor's certificate through its course) is not the user's to ask about as "my"."""
     options = [(t, q) for t, q in factory.questions if q.text not in skip]
     for tool, question in rng.sample(options, min(FOLLOW_UP_TRIES, len(options))):
         saved = run.checkpoint()
@@ -121,8 +121,9 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
         persona = resolver.principal[1] if resolver.principal else None
         row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng, persona, True)
         known = {str(v) for v in run.facts.values.values()}
-        someone_else = row is not None and any(v in factory.people and v != persona for v in row.values()
-                                               if isinstance(v, str | int) and not isinstance(v, bool))
+        people = {v for v in (row or {}).values()
+                  if isinstance(v, str | int) and not isinstance(v, bool) and v in factory.people}
+        someone_else = bool(people) and persona not in people  # my order names its seller too: still mine
         if row is None or someone_else or str(row[question.answer]) in known:
             run.rollback(saved)
             continue

@@ -7,9 +7,11 @@
 - ``realism``: one principal acts in every gold write (the persona, when the task names one),
   the user's words name no internal id (persona tasks), every communicate fact is in a gold
   result (``verifier.realism``).
-- ``do_nothing``: an agent that does nothing scores 0 (also catches a goal already met).
-- ``forbidden`` (refusal tasks, instead of do_nothing): doing what the user asked runs (the rule
-  is the policy's, not the tool's) and scores 0.
+- ``do_nothing``: an agent that does nothing scores 0 (also catches a goal already met). A
+  refusal task's gold is no change, so it holds there only when the task scores the reason the
+  agent must give (its ``communicate`` facts); without them it is not run.
+- ``forbidden`` (refusal tasks): doing what the user asked runs (the rule is the policy's, not
+  the tool's) and scores 0.
 - ``distractor``: the actions aimed at a distractor row score 0 or are refused.
 - ``argument``: each argument of each state-changing action changed scores 0 or is refused.
 - ``determinism``: a second process with another PYTHONHASHSEED reaches the same state
@@ -101,15 +103,14 @@ async def verify_task(task: Task, transport: Transport, manifest: DomainManifest
             verdict.seconds = round(time.perf_counter() - started, 3)
             return verdict
         if task.kind == "refusal":
-            # The gold is no change, so doing nothing passes by design; what must hold is that doing
-            # what the user asked runs (the rule is the policy's, not the tool's) and scores 0.
+            # Doing what the user asked must run (the rule is the policy's, not the tool's) and score 0.
             broken = await replay_actions(session, manifest, task, [*task.actions, *task.meta.forbidden])
             ran = bool(task.meta.forbidden) and all(r.ok for r in broken.results)
             scored = broken.reward.reward if broken.reward else 1.0
             verdict.add("forbidden", ran and scored == 0.0,
                         "" if ran and scored == 0.0 else "the forbidden call was refused by the tool" if not ran
                         else "doing what the rule forbids still scores 1")
-        else:
+        if task.kind != "refusal" or task.communicate:
             idle = await replay_actions(session, manifest, task, [])
             idle_score = idle.reward.reward if idle.reward else 1.0
             verdict.add("do_nothing", idle_score == 0.0,

@@ -180,10 +180,10 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
     if task.kind != "refusal":
         problems += _broken_rules(task, manifest, _rows(seed or {}, task))
     if gold_results is not None and task.communicate:
-        year = int(manifest.clock[:4])
-        said = [set(fact_tokens(json.dumps(r, ensure_ascii=False), year)) for r in gold_results if r is not None]
+        today = manifest.today
+        said = [set(fact_tokens(json.dumps(r, ensure_ascii=False), today)) for r in gold_results if r is not None]
         for fact in task.communicate:
-            wanted = set(fact_tokens(fact, year))
+            wanted = set(fact_tokens(fact, today))
             if not any(wanted <= tokens for tokens in said):
                 problems.append(f"communicate fact {fact!r} is in no result the gold reads")
     return problems

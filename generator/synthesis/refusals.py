@@ -7,6 +7,11 @@ episode (identification, lookups, the forbidden call), keeps the reads as the go
 the branch: the gold end state is the start state. The forbidden call goes to
 ``meta.forbidden``; the verifier's ``forbidden`` gate proves the tool runs it (the rule is the
 policy's, not the tool's) and that doing it scores 0.
+
+Saying no is half the job: a person is owed the reason. When the rule names its ``because``
+columns, their values in the row (the pickup date, the battery level) are the task's
+``communicate`` facts, shown by the gold's last read, so an agent that stays silent, or refuses
+without saying why, scores 0 like one that breaks the rule.
 """
 
 from __future__ import annotations
@@ -25,20 +30,33 @@ from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
 
 if TYPE_CHECKING:
-    from generator.synthesis.arguments import ArgumentResolver
+    from generator.synthesis.arguments import ArgumentResolver, Observation
     from generator.synthesis.candidate import CandidateFactory, Rejection
     from generator.synthesis.executor import ChainRun
     from generator.synthesis.task_state import TaskState
 
-__all__ = ["build_refusal", "build_refusal_user", "violating_rows"]
+__all__ = ["build_refusal", "build_refusal_user", "reason_facts", "violating_rows"]
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there."]
+_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T")
 
 
 def violating_rows(world: World, violation: ViolationSpec, today: str) -> list[dict[str, Any]]:
     """Rows of the violation's table that break the rule, in key order (deterministic)."""
     return [row for row in world.rows.get(violation.table, []) if breaks(violation, row, today)]
+
+
+def reason_facts(violation: ViolationSpec, row: dict[str, Any]) -> list[str]:
+    """The values of the rule's ``because`` columns in ``row``, as a person is told them (a
+    timestamp by its date: "your interview is tomorrow" says it)."""
+    facts = []
+    for column in violation.because:
+        value = row.get(column)
+        if value is not None:
+            text = str(value)
+            facts.append(text[:10] if _DATETIME.match(text) else text)
+    return facts
 
 
 def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str, Any], rng: random.Random,
@@ -52,8 +70,8 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
     known_text = ", ".join(f"{k} = {v!r}" for k, v in sorted(known.items()))
     instruction = (f"{who_you_are(manifest, profile)} You want this: {sentence(asked)} "
                    f"Give these facts when the agent asks: {known_text}. "
-                   "If the agent says it cannot do it because of a rule, you may ask why once, then accept it and end "
-                   "the conversation. Do not invent other details; say you do not know.")
+                   "If the agent says it cannot do it, ask why unless it has told you, then accept it and end the "
+                   "conversation. Do not invent other details; say you do not know.")
     return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction,
                     known=dict(sorted(known.items())))
 
@@ -61,17 +79,33 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
 async def check_the_row(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
                         violation: ViolationSpec, target: Any, anchor: tuple[str, dict[str, Any]],
                         rng: random.Random) -> bool:
-    """Record a read whose result shows the row that breaks the rule (the pickup is today, the
-    order has shipped): an agent cannot refuse for a reason it has not seen. False, nothing
-    recorded, when no read of the table returns that row."""
+    """Make sure a read of the gold shows the row that breaks the rule with its ``because`` values
+    (the pickup is today, the order has shipped): an agent cannot refuse for a reason it has not
+    seen. A read already made does; else one is recorded. False, nothing recorded, when no read
+    of the table returns that row."""
     key = factory.manifest.table(violation.table).primary_key
+    if any(_shows(seen, key, target, violation.because) for seen in run.observations):
+        return True
     near = state.world.neighborhood([anchor])
     for tool in [t for t in factory.manifest.tools if not t.is_writing and violation.table in t.reads]:
         saved = run.checkpoint()
         seen = await run_tool(state.call, LinkSpec(tool=tool), resolver, run, near, rng, attempts=3)
-        if seen is not None and any(leaf in key and value == target for _, leaf, value in seen.leaves):
+        if seen is not None and _shows(seen, key, target, violation.because):
             return True
         run.rollback(saved)
+    return False
+
+
+def _shows(seen: Observation, key: str, target: Any, because: list[str]) -> bool:
+    """Whether a result holds the row ``target`` and, beside its key, each of the ``because`` fields."""
+    def parent(path: str) -> str:
+        return path.rsplit(".", 1)[0] if "." in path else ""
+
+    for path, leaf, value in seen.leaves:
+        if leaf in key and value == target:
+            fields = {name for other, name, _ in seen.leaves if parent(other) == parent(path)}
+            if set(because) <= fields:
+                return True
     return False
 
 
@@ -110,14 +144,16 @@ async def build_refusal(factory: CandidateFactory, index: int, rng: random.Rando
             forbidden = run.actions.pop()
             run.grounding = [g for g in run.grounding if g["action"] < len(run.actions)]
             run.observations = [o for o in run.observations if o.index < len(run.actions)]
-            await check_the_row(factory, state, resolver, run, violation, target, anchor, rng)
+            if not await check_the_row(factory, state, resolver, run, violation, target, anchor, rng):
+                last = Rejection("refusal_failed", f"{rule.id}: no read shows the row, so the agent could not see why")
+                continue
             user = build_refusal_user(factory.manifest, tool, run.facts.values, rng,
                                       acting_profile(state.world, factory.manifest, [*run.actions, forbidden]))
             if user is None:
                 return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
             return Task(id=factory.task_id(index), domain=factory.slug,
                         difficulty=difficulty_of(len(run.actions) + 1, 1, 0), kind="refusal", persona=persona_ref(resolver), user=user,
-                        actions=run.actions, gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
+                        actions=run.actions, communicate=reason_facts(violation, row), gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
                         meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
                                       expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding,
                                       policy_rule=rule.id, forbidden=[forbidden]))

@@ -35,6 +35,7 @@ import json
 import tempfile
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -79,13 +80,13 @@ def _is_date_or_number(token: str) -> bool:
     return token.replace("-", "").replace(".", "").isdigit()
 
 
-def _states(text: str, value: Any, year: int) -> bool:
+def _states(text: str, value: Any, today: date) -> bool:
     """Whether ``text`` states ``value``: verbatim, or (one number or date) in another spelling."""
     wanted = _text(value)
     if wanted.lower() in text.lower():
         return True
-    tokens = fact_tokens(wanted, year)
-    return len(tokens) == 1 and _is_date_or_number(tokens[0]) and tokens[0] in fact_tokens(text, year)
+    tokens = fact_tokens(wanted, today)
+    return len(tokens) == 1 and _is_date_or_number(tokens[0]) and tokens[0] in fact_tokens(text, today)
 
 
 def check_wording(task: Task, wording: TaskWording, manifest: DomainManifest, seed: Seed | None = None) -> str | None:
@@ -98,8 +99,8 @@ def check_wording(task: Task, wording: TaskWording, manifest: DomainManifest, se
     opening = wording.opening.lower()
     if any(isinstance(v, str) and len(v) >= 3 and v.lower() in opening for v in wording.withheld.values()):
         return "wording_leak"
-    year = int(manifest.clock[:4])
-    if not all(_states(wording.instruction, value, year) for value in wording.known.values()):
+    today = manifest.today
+    if not all(_states(wording.instruction, value, today) for value in wording.known.values()):
         return "wording_missing_fact"
     texts = {"opening": wording.opening, "instruction": wording.instruction}
     if named_internal_ids(texts, task, manifest, seed, allowed={v for v in facts.values() if isinstance(v, str)}):

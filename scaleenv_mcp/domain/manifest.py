@@ -8,6 +8,7 @@ scaleenv_mcp.domain.docs``), and a contract test fails when the committed docs d
 from __future__ import annotations
 
 import re
+from datetime import date
 from enum import Enum
 from typing import Any, Literal
 
@@ -163,6 +164,10 @@ class ViolationSpec(_Strict):
     argument: str = Field(description="Its argument that names the row (e.g. loan_id).")
     table: str = Field(description="The table of that row.")
     where: list[ConditionSpec] = Field(min_length=1, description="All must hold of the row for the call to break the rule.")
+    because: list[str] = Field(
+        default_factory=list, description="Columns of the row whose values are the reason a person is told (the pickup "
+        "date, the battery level): a refusal task scores the agent's saying them, so silence does not pass. Empty: "
+        "refusal tasks from this rule score only the unchanged state.")
 
 
 class PolicyRuleSpec(_Strict):
@@ -335,9 +340,17 @@ class DomainManifest(_Strict):
                 if violation.table not in tables:
                     raise ValueError(f"policy rule {rule.id}: unknown table {violation.table!r}")
                 columns = {c.name for c in self.table(violation.table).columns}
+                for column in violation.because:
+                    if column not in columns:
+                        raise ValueError(f"policy rule {rule.id}: because names {column!r}, not a column of {violation.table}")
                 for condition in violation.where:
                     if condition.column not in columns:
                         raise ValueError(f"policy rule {rule.id}: {violation.table} has no column {condition.column!r}")
+
+    @property
+    def today(self) -> date:
+        """The date of the episodes' fixed clock: what "today" means in a task and in what the agent says."""
+        return date.fromisoformat(self.clock[:10])
 
     @property
     def agent_policy(self) -> str:

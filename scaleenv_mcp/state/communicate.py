@@ -7,11 +7,12 @@ it is free but the value is hard:
 
 - numbers compare as numbers: "1,250" is 1250, "12.50" is 12.5, "twelve" is 12; a number is
   one token, so 12.5 is not found in "125";
-- dates compare as dates: "2026-05-14", "14 May 2026", "May 14th, 2026", "14/05/2026" and (when
-  the fact's year is the message's) "May 14" are one token, 2026-05-14;
+- dates compare as dates: "2026-05-14", "2026-05-14T09:00", "14 May 2026", "May 14th, 2026",
+  "14/05/2026", (when the fact's year is the message's) "May 14" and (on the episode's clock)
+  "today", "tomorrow" and "yesterday" are one token, 2026-05-14;
 - currency signs and codes are dropped around amounts ("$12.50", "12.50 USD" -> 12.5), and an
   amount said as money also counts in minor units, since a domain that keeps money in cents asks
-  for "98175" and a person is told "$981.75" ("$981.75" -> 981.75 and 98175);
+  for "98175" and a person is told "$981.75" ("$981.75", "USD 981.75" -> 981.75 and 98175);
 - words are lower-cased; stop words and punctuation do not count.
 
 Deterministic and offline; no model is asked. Pinned by tests/unit/state/test_communicate.py.
@@ -20,7 +21,7 @@ Deterministic and offline; no model is asked. Pinned by tests/unit/state/test_co
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from pydantic import BaseModel, Field
 
@@ -33,7 +34,7 @@ _MONTHS = {name: index for index, names in enumerate(
      "sep sept september", "oct october", "nov november", "dec december"], start=1) for name in names.split()}
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _DATE_PATTERNS = [
-    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), ("y", "m", "d")),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})(?:\b|(?=[tT]\d))"), ("y", "m", "d")),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_MONTH}\.?,? (\d{{4}})\b"), ("d", "M", "y")),
     (re.compile(rf"\b{_MONTH}\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b"), ("M", "d", "y")),
     (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{4})\b"), ("d", "m", "y")),
@@ -43,7 +44,9 @@ _DATE_PATTERNS = [
 _STOP = frozenset("a an the and or of to in on at for is are was be it its this that your my our their dr mr mrs ms "
                   "usd eur gbp".split())
 _CURRENCY = re.compile(r"[$€£]")
-_MONEY = re.compile(r"[$€£]\s?(\d[\d,]*(?:\.\d{1,2})?)|(\d[\d,]*(?:\.\d{1,2})?)\s?(?:usd|eur|gbp|dollars?|euros?)\b")
+_AMOUNT = r"(\d[\d,]*(?:\.\d{1,2})?)"
+_MONEY = re.compile(rf"(?:[$€£]|\b(?:usd|eur|gbp)\b)\s?{_AMOUNT}|{_AMOUNT}\s?(?:usd|eur|gbp|dollars?|euros?)\b")
+_RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
 
 
 class CommunicationReport(BaseModel):
@@ -65,9 +68,10 @@ def _iso(parts: dict[str, str], year: int) -> str | None:
         return None
 
 
-def _dates(text: str, year: int) -> tuple[str, list[str]]:
+def _dates(text: str, today: date) -> tuple[str, list[str]]:
     """Replace dates by placeholders; return the text and the ISO dates in order."""
     found: list[str] = []
+    year = today.year
 
     def replace(match: re.Match[str], fields: tuple[str, ...]) -> str:
         iso = _iso(dict(zip(fields, match.groups())), year)
@@ -78,12 +82,21 @@ def _dates(text: str, year: int) -> tuple[str, list[str]]:
 
     for pattern, fields in _DATE_PATTERNS:
         text = pattern.sub(lambda m, f=fields: replace(m, f), text)
-    return text, found
+
+    def relative(match: re.Match[str]) -> str:
+        found.append((today + timedelta(days=_RELATIVE_DAYS[match.group(0)])).isoformat())
+        return f" \x00{len(found) - 1}\x00 "
+
+    return re.sub(r"\b(?:yesterday|today|tomorrow)\b", relative, text), found
 
 
-def fact_tokens(text: str, year: int) -> list[str]:
-    """Normalised tokens: ISO dates, numbers as numbers, lower-case words; stop words dropped."""
-    text, dates = _dates(_CURRENCY.sub(" ", text.lower().replace("’", "'")), year)
+def fact_tokens(text: str, today: date) -> list[str]:
+    """Normalised tokens: ISO dates, numbers as numbers, lower-case words; stop words dropped.
+
+    ``today`` (the episode's clock) gives a date said without a year its year, and "today",
+    "tomorrow" and "yesterday" their dates.
+    """
+    text, dates = _dates(_CURRENCY.sub(" ", text.lower().replace("’", "'")), today)
     tokens = []
     for raw in re.findall(r"\x00\d+\x00|\d[\d,]*(?:\.\d+)?|[a-z]+", text):
         if raw.startswith("\x00"):
@@ -105,14 +118,15 @@ def _minor_units(message: str) -> set[str]:
     return found
 
 
-def check_communication(facts: list[str], messages: list[str], year: int) -> CommunicationReport:
+def check_communication(facts: list[str], messages: list[str], today: date) -> CommunicationReport:
     """Each fact is found when one message holds all of its tokens.
 
-    ``year`` completes dates said without one ("May 14"): the year of the episode's clock.
+    ``today`` (the episode's clock) completes dates said without a year ("May 14") and gives
+    "today", "tomorrow" and "yesterday" their dates.
     """
-    said = [set(fact_tokens(message, year)) | _minor_units(message) for message in messages]
+    said = [set(fact_tokens(message, today)) | _minor_units(message) for message in messages]
     report = CommunicationReport()
     for fact in facts:
-        wanted = set(fact_tokens(fact, year))
+        wanted = set(fact_tokens(fact, today))
         (report.found if wanted and any(wanted <= tokens for tokens in said) else report.missing).append(fact)
     return report

@@ -230,7 +230,7 @@ def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff,
         fractions[created] = 0.0
     communication = None
     if communicate:
-        communication = check_communication(communicate, messages or [], year=int(manifest.clock[:4]))
+        communication = check_communication(communicate, messages or [], manifest.today)
         mismatches += [Mismatch(table=COMMUNICATE_TABLE, row={}, expected=fact, reason="not told to the user")
                        for fact in communication.missing]
     return RewardReport(reward=0.0 if mismatches else 1.0, mismatches=mismatches, table_match=fractions,

@@ -96,9 +96,10 @@ def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_
         assert task.meta.policy_rule == "no_overdue_renewal" and [a.tool for a in task.meta.forbidden] == ["renew_loan"]
         assert "renew" in task.user.opening.lower()
     manifest = load_domain(package).manifest
-    for task in refusals:  # the agent has seen the overdue loan before it says no
-        seen = task.actions[-1]
-        assert not manifest.tool(seen.tool).is_writing and "loans" in manifest.tool(seen.tool).reads, task.id
+    for task in refusals:  # the agent has seen the overdue loan before it says no, and must say why
+        assert any("loans" in manifest.tool(a.tool).reads for a in task.actions), task.id
+        assert not any(manifest.tool(a.tool).is_writing for a in task.actions), task.id
+        assert len(task.communicate) == 1 and task.communicate[0] < manifest.clock[:10], task.communicate
     # a refusal whose forbidden call the tool itself refuses proves nothing about the policy
     renewed_already = refusals[0].model_copy(deep=True, update={"id": "tool-says-no"})
     renewed_already.meta.forbidden[0].arguments["loan_id"] = "LN-00002"
@@ -107,6 +108,7 @@ def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_
                                              determinism=False))
     verdict = report.verdicts[0]
     assert verdict.failed_gates == ["forbidden"]
+    assert next(g for g in verdict.gates if g.gate == "do_nothing").passed  # saying nothing scores 0
     assert "refused by the tool" in next(g.detail for g in verdict.gates if g.gate == "forbidden")
 
 

@@ -105,14 +105,15 @@ class FollowUp:
 
 async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
                         anchor: tuple[str, dict[str, Any]] | None, rng: random.Random,
-                        skip: frozenset[str] = frozenset()) -> FollowUp | None:
+                        skip: frozenset[str] = frozenset(), tries: int = FOLLOW_UP_TRIES) -> FollowUp | None:
     """Record one more read (its lookups included) whose answer is about the task's anchor or its
     persona, as a person asks "and when does it arrive?" once the errand is done; None, and nothing
     recorded, when no question of the domain fits. An answer the user already states is no question,
     and a row that names other people but not the persona (a student's enrolment, shared with the
-    instructor's certificate through its course) is not the user's to ask about as "my"."""
+    instructor's certificate through its course) is not the user's to ask about as "my". ``tries``
+    questions are tried, drawn in random order."""
     options = [(t, q) for t, q in factory.questions if q.text not in skip]
-    for tool, question in rng.sample(options, min(FOLLOW_UP_TRIES, len(options))):
+    for tool, question in rng.sample(options, min(tries, len(options))):
         saved = run.checkpoint()
         plan = factory.sampler.sample(tool, 1, rng)
         if not await factory.run_goal(state, plan, anchor, resolver, run, rng, []):
@@ -159,11 +160,16 @@ async def build_question(factory: CandidateFactory, index: int, rng: random.Rand
             for slot in _SLOT.findall(question.text):
                 run.facts.add(slot, row[slot])
             asked, answers = [asked_text(question, row)], [str(row[question.answer])]
-            if follow.random() < SECOND_QUESTION_SHARE or len(run.actions) == 1:  # a lone read is no task
-                more = await ask_follow_up(factory, state, resolver, run, anchor, follow, frozenset({question.text}))
+            lone = len(run.actions) == 1  # a lone lookup is a search box, not a conversation: it must ask more
+            if follow.random() < SECOND_QUESTION_SHARE or lone:
+                more = await ask_follow_up(factory, state, resolver, run, anchor, follow, frozenset({question.text}),
+                                           tries=len(factory.questions) if lone else FOLLOW_UP_TRIES)
                 if more is not None and more.answer not in answers:
                     asked.append(more.asked)
                     answers.append(more.answer)
+            if len(run.actions) == 1:
+                last = Rejection("question_failed", f"{tool}: one read and no follow-up question about the same story")
+                continue
             user = build_question_user(factory.manifest, asked, run.facts.values, rng,
                                        acting_profile(state.world, factory.manifest, run.actions))
             return Task(id=factory.task_id(index), domain=factory.slug,

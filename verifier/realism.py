@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.manifest import ConditionSpec, DomainManifest, ViolationSpec
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
-from scaleenv_mcp.state.communicate import fact_tokens
+from scaleenv_mcp.state.communicate import said_tokens, wanted_tokens
 
 __all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "internal_ids", "named_internal_ids", "realism_report",
            "task_problems"]
@@ -181,9 +181,9 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
         problems += _broken_rules(task, manifest, _rows(seed or {}, task))
     if gold_results is not None and task.communicate:
         today = manifest.today
-        said = [set(fact_tokens(json.dumps(r, ensure_ascii=False), today)) for r in gold_results if r is not None]
+        said = [said_tokens(json.dumps(r, ensure_ascii=False), today) for r in gold_results if r is not None]
         for fact in task.communicate:
-            wanted = set(fact_tokens(fact, today))
+            wanted = wanted_tokens(fact, today)
             if not any(wanted <= tokens for tokens in said):
                 problems.append(f"communicate fact {fact!r} is in no result the gold reads")
     return problems

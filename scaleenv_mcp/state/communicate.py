@@ -10,6 +10,8 @@ it is free but the value is hard:
 - dates compare as dates: "2026-05-14", "2026-05-14T09:00", "14 May 2026", "May 14th, 2026",
   "14/05/2026", (when the fact's year is the message's) "May 14" and (on the episode's clock)
   "today", "tomorrow" and "yesterday" are one token, 2026-05-14;
+- times compare as times of day: "2026-05-14T15:30:00" is the date and 15:30, said "15:30",
+  "3:30 pm" or "3.30pm"; a time said without am/pm ("3:30") counts as either;
 - currency signs and codes are dropped around amounts ("$12.50", "12.50 USD" -> 12.5), and an
   amount said as money also counts in minor units, since a domain that keeps money in cents asks
   for "98175" and a person is told "$981.75" ("$981.75", "USD 981.75" -> 981.75 and 98175);
@@ -27,7 +29,7 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.state.similarity import number_word
 
-__all__ = ["CommunicationReport", "check_communication", "fact_tokens"]
+__all__ = ["CommunicationReport", "check_communication", "fact_tokens", "said_tokens", "wanted_tokens"]
 
 _MONTHS = {name: index for index, names in enumerate(
     ["jan january", "feb february", "mar march", "apr april", "may", "jun june", "jul july", "aug august",
@@ -47,6 +49,13 @@ _CURRENCY = re.compile(r"[$€£]")
 _AMOUNT = r"(\d[\d,]*(?:\.\d{1,2})?)"
 _MONEY = re.compile(rf"(?:[$€£]|\b(?:usd|eur|gbp)\b)\s?{_AMOUNT}|{_AMOUNT}\s?(?:usd|eur|gbp|dollars?|euros?)\b")
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
+_TIMES = [  # after the dates: an ISO time follows its date's placeholder
+    re.compile(r"(?<=\x00 )t(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?()"),
+    re.compile(r"\b(\d{1,2}):(\d{2})(?::\d{2})?(?:\s?([ap])\.?m\b\.?)?"),
+    re.compile(r"\b(\d{1,2})\.(\d{2})\s?([ap])\.?m\b\.?"),  # 3.30pm; a bare 9.50 is an amount
+    re.compile(r"\b(\d{1,2})()\s?([ap])\.?m\b\.?"),
+]
+_BARE = "~"  # marks a time said without am/pm: 3:30 may be 15:30
 
 
 class CommunicationReport(BaseModel):
@@ -87,7 +96,21 @@ def _dates(text: str, today: date) -> tuple[str, list[str]]:
         found.append((today + timedelta(days=_RELATIVE_DAYS[match.group(0)])).isoformat())
         return f" \x00{len(found) - 1}\x00 "
 
-    return re.sub(r"\b(?:yesterday|today|tomorrow)\b", relative, text), found
+    text = re.sub(r"\b(?:yesterday|today|tomorrow)\b", relative, text)
+    for index, pattern in enumerate(_TIMES):
+        text = pattern.sub(lambda m, iso=index == 0: _time(m, found, iso), text)
+    return text, found
+
+
+def _time(match: re.Match[str], found: list[str], iso: bool) -> str:
+    """A time of day as a placeholder for "HH:MM" (24 h); bare ("3:30", no am/pm) marked as such."""
+    hour, minute, half = int(match.group(1)), int(match.group(2) or 0), match.group(3)
+    if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
+        return match.group(0)
+    if half:
+        hour = hour % 12 + (12 if half == "p" else 0)
+    found.append(f"{hour:02d}:{minute:02d}" + ("" if iso or half or hour > 12 else _BARE))
+    return f" \x00{len(found) - 1}\x00 "
 
 
 def fact_tokens(text: str, today: date) -> list[str]:
@@ -118,15 +141,33 @@ def _minor_units(message: str) -> set[str]:
     return found
 
 
+def said_tokens(text: str, today: date) -> set[str]:
+    """What a text (an agent's message, a tool's result) states: its tokens, amounts said as money
+    also in minor units, a bare time standing for both its morning and its afternoon reading."""
+    out = _minor_units(text)
+    for token in fact_tokens(text, today):
+        if token.endswith(_BARE):
+            hour, minute = token.rstrip(_BARE).split(":")
+            out |= {f"{hour}:{minute}", f"{int(hour) % 12 + 12:02d}:{minute}"}
+        else:
+            out.add(token)
+    return out
+
+
+def wanted_tokens(fact: str, today: date) -> set[str]:
+    """What a text must state to tell ``fact``: a subset of its ``said_tokens``."""
+    return {token.rstrip(_BARE) for token in fact_tokens(fact, today)}
+
+
 def check_communication(facts: list[str], messages: list[str], today: date) -> CommunicationReport:
     """Each fact is found when one message holds all of its tokens.
 
     ``today`` (the episode's clock) completes dates said without a year ("May 14") and gives
     "today", "tomorrow" and "yesterday" their dates.
     """
-    said = [set(fact_tokens(message, today)) | _minor_units(message) for message in messages]
+    said = [said_tokens(message, today) for message in messages]
     report = CommunicationReport()
     for fact in facts:
-        wanted = set(fact_tokens(fact, today))
+        wanted = wanted_tokens(fact, today)
         (report.found if wanted and any(wanted <= tokens for tokens in said) else report.missing).append(fact)
     return report

@@ -77,3 +77,20 @@ def test_relative_days_timestamps_and_codes_before_amounts(fact: str, message: s
 def test_relative_days_are_the_clocks_not_any_day():
     assert not check_communication(["2026-05-14"], ["Your pickup is tomorrow."], today=TODAY).complete
     assert fact_tokens("due today", TODAY) == ["due", "2026-05-12"]
+
+
+@pytest.mark.parametrize(("fact", "message"), [
+    ("2026-04-18T03:00:00", "It is scheduled for April 18 at 3:00 am."),
+    ("2026-04-18T15:30:00", "It is scheduled for April 18 at 3:30pm."),
+    ("2026-04-18T15:30:00", "April 18, 3.30 p.m."),
+    ("2026-04-18T15:30:00", "April 18 at 3:30."),  # no am/pm: either reading
+    ("2026-01-23T09:50:51", "You placed it on 23 January 2026 at 09:50."),
+])
+def test_a_timestamp_is_its_date_and_its_time_of_day(fact: str, message: str):
+    assert check_communication([fact], [message], today=TODAY).complete
+
+
+def test_a_wrong_time_or_half_of_the_day_is_missing():
+    assert not check_communication(["2026-04-18T15:30:00"], ["April 18 at 3:30 am."], today=TODAY).complete
+    assert not check_communication(["2026-04-18T15:30:00"], ["April 18 at 4:30."], today=TODAY).complete
+    assert fact_tokens("The price is $9.50", TODAY) == ["price", "9.5"]  # an amount, not a time

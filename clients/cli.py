@@ -46,6 +46,11 @@ def eval_command(
     max_turns: Annotated[int, typer.Option(min=1, help="Agent messages per episode.")] = 20,
     max_calls: Annotated[int, typer.Option(min=0, help="Tool calls per episode.")] = 50,
     temperature: Annotated[float, typer.Option(help="LLM sampling temperature.")] = 0.0,
+    agent_max_tokens: Annotated[int, typer.Option(min=1, help="Token cap of one agent reply (a reply cut there "
+                                                              "is the agent's failed turn).")] = 2048,
+    user_max_tokens: Annotated[int, typer.Option(min=1, help="Token cap of one simulated-user reply.")] = 512,
+    agent_timeout: Annotated[float, typer.Option(min=1, help="Seconds per agent LLM request.")] = 120.0,
+    user_timeout: Annotated[float, typer.Option(min=1, help="Seconds per simulated-user LLM request.")] = 120.0,
     llm_retries: Annotated[int, typer.Option(min=0, help="Retries of a failed LLM request.")] = 3,
     llm_backoff: Annotated[float, typer.Option(min=0, help="First LLM retry delay, seconds.")] = 1.0,
     no_llm_cache: Annotated[bool, typer.Option("--no-llm-cache", help="Do not cache LLM responses.")] = False,
@@ -78,6 +83,8 @@ def eval_command(
                             user=user, trials=trials, concurrency=concurrency, seed=seed, out=out, base_url=base_url,
                             url=url, control_url=control_url, token_file=token_file, resume=resume,
                             max_turns=max_turns, max_calls=max_calls, temperature=temperature,
+                            agent_max_tokens=agent_max_tokens, user_max_tokens=user_max_tokens,
+                            agent_timeout=agent_timeout, user_timeout=user_timeout,
                             llm_retries=llm_retries, llm_backoff=llm_backoff, llm_cache=not no_llm_cache,
                             cache_dir=cache_dir, workers=workers)
     except ValidationError as exc:

@@ -10,6 +10,13 @@ Why not generator/llm.py: that client turns each request into a validated JSON o
 dialogue with function calling, and retries per request, so that one endpoint failing for
 one task is one infrastructure failure instead of spending the whole run's budget. This
 wrapper stays small and must not grow prompt logic.
+
+What every common server needs (docs/model-servers.md): ``tool_choice: "auto"`` sent with the
+tools (llama-cpp-python only shows the model its tools when tool_choice is set), an assistant
+tool-call turn sent back with ``content: ""`` rather than null (a 500 there), a ``max_tokens``
+on every request (a model that writes until its context is full would otherwise time out and
+be retried behind generations the server never cancels). A reply cut off at max_tokens is the
+model's answer, marked ``truncated``: the agent's failed turn, scored, never infrastructure.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from pydantic import BaseModel, Field
 from clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
 from clients.response_cache import ResponseCache, request_key
 
-__all__ = ["ChatReply", "LLMClient", "LLMSettings"]
+__all__ = ["ChatReply", "LLMClient", "LLMSettings", "is_truncated"]
 
 _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
@@ -35,7 +42,7 @@ class LLMSettings(BaseModel):
     base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint; the openai default when None.")
     api_key: str | None = Field(default=None, description="API key; OPENAI_API_KEY, or a placeholder for local servers.")
     temperature: float = Field(default=0.0, description="Sampling temperature of every request.")
-    max_tokens: int | None = Field(default=None, description="Completion token cap per request.")
+    max_tokens: int | None = Field(default=None, description="Completion token cap per request (None: the server's).")
     retries: int = Field(default=3, ge=0, description="Retries of a failed request (connection, 429, 5xx).")
     backoff: float = Field(default=1.0, ge=0, description="First retry delay, seconds; doubles each retry.")
     timeout: float = Field(default=120.0, description="Seconds per request.")
@@ -47,9 +54,16 @@ class ChatReply(BaseModel):
     tool_calls: list[ToolCallAction] = Field(default_factory=list)
     message: dict[str, Any] = Field(description="The assistant message, ready to append to the history.")
     usage: TokenUsage
+    truncated: bool = Field(default=False, description="Cut off at max_tokens (finish_reason or token count).")
 
 
-def _tool_calls(raw: list[dict[str, Any]]) -> list[ToolCallAction]:
+def is_truncated(finish_reason: str | None, completion_tokens: int, max_tokens: int | None) -> bool:
+    """Cut off at the token cap: by finish_reason "length", or by the count when a server says
+    "stop" or "tool_calls" for a reply it cut (llama-cpp-python does, for tool calls)."""
+    return finish_reason == "length" or (max_tokens is not None and completion_tokens >= max_tokens)
+
+
+def _tool_calls(raw: list[dict[str, Any]], truncated: bool = False) -> list[ToolCallAction]:
     calls = []
     for index, call in enumerate(raw):
         function = call.get("function") or {}
@@ -58,6 +72,8 @@ def _tool_calls(raw: list[dict[str, Any]]) -> list[ToolCallAction]:
             arguments, problem = json.loads(text), None
         except json.JSONDecodeError as exc:
             arguments, problem = {}, f"arguments are not valid JSON ({exc.msg} at column {exc.colno})"
+            if truncated:
+                problem = "the reply was cut off at max_tokens before the arguments were complete"
         if not isinstance(arguments, dict):
             arguments, problem = {}, "arguments must be a JSON object"
         calls.append(ToolCallAction(name=str(function.get("name") or ""), arguments=arguments,
@@ -76,6 +92,13 @@ class LLMClient:
                                           timeout=settings.timeout)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
 
+    def for_role(self, max_tokens: int | None, timeout: float) -> LLMClient:
+        """The same endpoint and cache with a role's own limits (the agent writes longer than the user)."""
+        role = object.__new__(LLMClient)
+        role.settings = self.settings.model_copy(update={"max_tokens": max_tokens, "timeout": timeout})
+        role._client, role._cache = self._client, self._cache
+        return role
+
     async def aclose(self) -> None:
         await self._client.close()
 
@@ -89,6 +112,7 @@ class LLMClient:
         request: dict[str, Any] = {"model": model, "messages": messages, "temperature": self.settings.temperature}
         if tools:
             request["tools"] = tools
+            request["tool_choice"] = "auto"  # the OpenAI default, which some servers only honour when sent
         if seed is not None:
             request["seed"] = seed
         if self.settings.max_tokens is not None:
@@ -101,16 +125,19 @@ class LLMClient:
             if self._cache:
                 self._cache.put(key, stored)
         message = stored["message"]
+        content = message.get("content")
+        message = {**message, "content": content or ""}  # never null: servers with strict schemas answer 500
+        truncated = is_truncated(stored.get("finish_reason"), stored["usage"]["completion"], self.settings.max_tokens)
         usage = TokenUsage(prompt=stored["usage"]["prompt"], completion=stored["usage"]["completion"], requests=1,
-                           cached=int(cached))
-        return ChatReply(content=message.get("content"), tool_calls=_tool_calls(message.get("tool_calls") or []),
-                         message=message, usage=usage)
+                           cached=int(cached), truncated=int(truncated))
+        return ChatReply(content=content, tool_calls=_tool_calls(message.get("tool_calls") or [], truncated),
+                         message=message, usage=usage, truncated=truncated)
 
     async def _request(self, request: dict[str, Any]) -> dict[str, Any]:
         delay = self.settings.backoff
         for attempt in range(self.settings.retries + 1):
             try:
-                completion = await self._client.chat.completions.create(**request)
+                completion = await self._client.chat.completions.create(**request, timeout=self.settings.timeout)
                 break
             except _RETRYABLE as exc:
                 if attempt == self.settings.retries:
@@ -123,15 +150,16 @@ class LLMClient:
         if not completion.choices:
             raise InfraError(InfraKind.llm, f"{request['model']}: response has no choices")
         message = completion.choices[0].message
-        assistant: dict[str, Any] = {"role": "assistant", "content": message.content}
+        assistant: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
         if message.tool_calls:
             assistant["tool_calls"] = [
                 {"id": c.id or f"call_{i}", "type": "function",
                  "function": {"name": c.function.name, "arguments": c.function.arguments}}
                 for i, c in enumerate(message.tool_calls)]
         usage = completion.usage
-        return {"message": assistant, "usage": {"prompt": usage.prompt_tokens if usage else 0,
-                                                "completion": usage.completion_tokens if usage else 0}}
+        return {"message": assistant, "finish_reason": completion.choices[0].finish_reason,
+                "usage": {"prompt": usage.prompt_tokens if usage else 0,
+                          "completion": usage.completion_tokens if usage else 0}}
 
 
 def _describe(exc: openai.OpenAIError) -> str:

@@ -126,10 +126,12 @@ class TokenUsage(BaseModel):
     completion: int = 0
     requests: int = Field(default=0, description="LLM requests made (including those served from the cache).")
     cached: int = Field(default=0, description="Requests answered from the on-disk cache.")
+    truncated: int = Field(default=0, description="Replies cut off at max_tokens (the model's failed turn, scored).")
 
     def add(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion,
-                          requests=self.requests + other.requests, cached=self.cached + other.cached)
+                          requests=self.requests + other.requests, cached=self.cached + other.cached,
+                          truncated=self.truncated + other.truncated)
 
 
 class InfraRecord(BaseModel):

@@ -43,13 +43,19 @@ class EvalConfig(BaseModel):
     temperature: float = Field(default=0.0, description="LLM sampling temperature.")
     llm_retries: int = Field(default=3, ge=0, description="Retries of a failed LLM request.")
     llm_backoff: float = Field(default=1.0, ge=0, description="First LLM retry delay, seconds.")
+    agent_max_tokens: int = Field(default=2048, ge=1, description="Completion token cap of one agent reply; a reply "
+                                  "cut there is the agent's failed turn (scored), not an infrastructure failure.")
+    user_max_tokens: int = Field(default=512, ge=1, description="Completion token cap of one simulated-user reply.")
+    agent_timeout: float = Field(default=120.0, gt=0, description="Seconds per agent LLM request.")
+    user_timeout: float = Field(default=120.0, gt=0, description="Seconds per simulated-user LLM request.")
     llm_cache: bool = Field(default=True, description="Cache LLM responses on disk for exact reruns.")
     cache_dir: Path | None = Field(default=None, description="LLM cache folder (default: OUT/llm-cache).")
     workers: int | None = Field(default=None, description="Worker processes of a host started here.")
 
 
 # Fields that define the work and its numbers: a resumed run must agree on all of them.
-RESUME_KEYS = ("split", "tasks", "agent", "user", "trials", "seed", "max_turns", "max_calls", "temperature")
+RESUME_KEYS = ("split", "tasks", "agent", "user", "trials", "seed", "max_turns", "max_calls", "temperature",
+               "agent_max_tokens", "user_max_tokens")
 
 
 class RunStamp(BaseModel):

@@ -89,13 +89,16 @@ def _check_resumable(saved: RunRecord | None, config: EvalConfig, task_set_hash:
 class _Run:
     def __init__(self, config: EvalConfig, conn: HostConnection, llm: LLMClient | None, agent: RoleSpec,
                  user: RoleSpec, store: RunStore) -> None:
-        self.config, self.conn, self.llm, self.agent, self.user, self.store = config, conn, llm, agent, user, store
+        self.config, self.conn, self.agent, self.user, self.store = config, conn, agent, user, store
+        # One endpoint and cache, each role with its own limits.
+        self.agent_llm = llm.for_role(config.agent_max_tokens, config.agent_timeout) if llm else None
+        self.user_llm = llm.for_role(config.user_max_tokens, config.user_timeout) if llm else None
         self.budgets = Budgets(max_turns=config.max_turns, max_calls=config.max_calls, call_timeout=config.call_timeout)
 
     async def episode(self, task: Task, trial: int) -> EpisodeRecord:
         seed = episode_seed(self.config.seed, task, trial)
         key = episode_key(task, trial)
-        env = EvalEnv(self.conn.control, lambda t: build_user(self.user, t.user, seed + 1, self.llm,
+        env = EvalEnv(self.conn.control, lambda t: build_user(self.user, t.user, seed + 1, self.user_llm,
                                                               self.config.max_turns), self.budgets,
                       self.conn.episode_url)
         started = time.perf_counter()
@@ -104,7 +107,7 @@ class _Run:
         try:
             reset = await env.reset(task)
             agent = build_agent(self.agent, AgentView(tools=reset.tools, instructions=reset.instructions, seed=seed),
-                                task, self.llm)
+                                task, self.agent_llm)
             observation = reset.observation
             while True:
                 step = await env.step(await agent.act(observation))

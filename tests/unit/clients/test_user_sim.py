@@ -36,6 +36,24 @@ async def test_the_user_ends_at_its_turn_budget():
     assert await user.reply("Still looking.") == STOP
 
 
+async def test_has_been_anywhere_does_not_end_the_dialogue_only_the_goal_does():
+    """Issue #31: an agent's nonsense with "has been sold" ended a return after one turn."""
+    user = ScriptedUser(SPEC, 10)
+    assert await user.reply("The book Dune has been sold to the library of Alexandria.") != STOP
+    assert await user.reply("Nothing has been decided, I have been thinking.") != STOP
+    assert await user.reply("Your loan LN-00007 has been returned.") == STOP
+
+
+@pytest.mark.parametrize(("message", "goal", "done"), [
+    ("Your appointment has been booked.", "Book a vet appointment for Biscuit.", True),
+    ("Your appointment has been booked.", "Cancel the appointment APT-00002.", False),
+    ("The appointment was cancelled.", "Cancel the appointment APT-00002.", False),  # "was cancelled" is a state
+    ("The appointment has been cancelled as you asked.", "Cancel the appointment APT-00002.", True),
+])
+def test_has_been_counts_only_for_the_goal_verb(message: str, goal: str, done: bool):
+    assert reports_done(message, goal) is done
+
+
 @pytest.mark.parametrize(("message", "done"), [
     ("All done: your request has been completed.", True),
     ("I have successfully returned the book.", True),

@@ -32,8 +32,9 @@ from pydantic import BaseModel, Field
 
 from clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
 from clients.response_cache import ResponseCache, request_key
+from scaleenv_mcp.truncation import is_truncated
 
-__all__ = ["ChatReply", "LLMClient", "LLMSettings", "is_truncated"]
+__all__ = ["ChatReply", "LLMClient", "LLMSettings"]
 
 _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 
@@ -55,12 +56,6 @@ class ChatReply(BaseModel):
     message: dict[str, Any] = Field(description="The assistant message, ready to append to the history.")
     usage: TokenUsage
     truncated: bool = Field(default=False, description="Cut off at max_tokens (finish_reason or token count).")
-
-
-def is_truncated(finish_reason: str | None, completion_tokens: int, max_tokens: int | None) -> bool:
-    """Cut off at the token cap: by finish_reason "length", or by the count when a server says
-    "stop" or "tool_calls" for a reply it cut (llama-cpp-python does, for tool calls)."""
-    return finish_reason == "length" or (max_tokens is not None and completion_tokens >= max_tokens)
 
 
 def _tool_calls(raw: list[dict[str, Any]], truncated: bool = False) -> list[ToolCallAction]:

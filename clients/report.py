@@ -28,7 +28,12 @@ def print_progress(record: EpisodeRecord, done: int, total: int) -> None:
         outcome = f"reward {record.reward:g} ({record.end_reason.value if record.end_reason else '-'})"
     else:
         outcome = f"[red]INFRA {record.infra.kind.value if record.infra else ''}[/]"
-    err_console.print(f"[{done}/{total}] {record.key}: {outcome}, {record.calls} calls, {record.turns} turns",
+    warn = ""
+    if record.status is EpisodeStatus.completed and record.calls == 0:
+        warn += " [yellow]warning: the agent made no tool call[/]"
+    if record.agent_tokens.truncated:
+        warn += f" [yellow]{record.agent_tokens.truncated} reply(s) cut at max_tokens[/]"
+    err_console.print(f"[{done}/{total}] {record.key}: {outcome}, {record.calls} calls, {record.turns} turns{warn}",
                       highlight=False)
 
 
@@ -58,9 +63,19 @@ def print_results(results: EvalResults, out: Path | None = None) -> None:
     for row in rows:
         view.add_row(*row)
     _table_console.print(view)
+    problems = results.model_problems
+    if problems.no_tool_call or problems.truncated_replies:
+        console.print("[yellow]the model misbehaved (scored as the agent's own failures):[/]", highlight=False)
+        if problems.no_tool_call:
+            console.print(f"  {len(problems.no_tool_call)} episode(s) without a single tool call (does the server "
+                          f"show the model its tools? see docs/model-servers.md): "
+                          f"{', '.join(problems.no_tool_call[:5])}", highlight=False)
+        if problems.truncated_replies:
+            console.print(f"  {problems.truncated_replies} agent reply(s) cut off at max_tokens in "
+                          f"{len(problems.truncated_episodes)} episode(s) (--agent-max-tokens)", highlight=False)
     if results.infra_failures:
-        console.print(f"[yellow]{len(results.infra_failures)} episode(s) not scored (infrastructure, not counted "
-                      f"as 0; --resume retries them):[/]", highlight=False)
+        console.print(f"[yellow]the server failed: {len(results.infra_failures)} episode(s) not scored "
+                      f"(infrastructure, not counted as 0; --resume retries them):[/]", highlight=False)
         for failure in results.infra_failures[:10]:
             console.print(f"  {failure.key}: {failure.kind.value}: {failure.message}", highlight=False)
     if results.overall.tasks_short:

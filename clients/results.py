@@ -2,7 +2,9 @@
 
 ``results.json`` keeps the headline numbers under stable top-level keys (``avg@k``,
 ``pass@k``, ``pass^k``: overall values) and the detail under ``overall`` and ``domains``.
-Infrastructure failures are listed one by one, apart from the scores. The stamp says what
+Infrastructure failures ("the server failed": not scored) are listed one by one, apart from
+the scores; what the model did wrong ("the model misbehaved": scored) is summed up in
+``model_problems``: trials without a single tool call, replies cut off at max_tokens. The stamp says what
 produced the numbers: agent and user (models included), host version, task-set hash.
 """
 
@@ -16,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from clients.metrics import GroupMetrics, summarise
 from clients.models import EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
 
-__all__ = ["EvalConfig", "EvalResults", "InfraFailure", "RunRecord", "RunStamp", "build_results"]
+__all__ = ["EvalConfig", "EvalResults", "InfraFailure", "ModelProblems", "RunRecord", "RunStamp", "build_results"]
 
 
 class EvalConfig(BaseModel):
@@ -85,6 +87,15 @@ class InfraFailure(BaseModel):
     message: str
 
 
+class ModelProblems(BaseModel):
+    """The model misbehaved (scored, the agent's own failure), as opposed to ``infra_failures``."""
+
+    no_tool_call: list[str] = Field(default_factory=list, description="Scored episodes in which the agent made no "
+                                    "tool call at all (a model that never saw or never used its tools).")
+    truncated_replies: int = Field(default=0, description="Agent replies cut off at max_tokens (failed turns).")
+    truncated_episodes: list[str] = Field(default_factory=list, description="Episodes with such a reply.")
+
+
 class EvalResults(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
@@ -95,6 +106,7 @@ class EvalResults(BaseModel):
     overall: GroupMetrics
     domains: dict[str, GroupMetrics]
     infra_failures: list[InfraFailure] = Field(description="Episodes not scored, and why (never counted as 0).")
+    model_problems: ModelProblems = Field(default_factory=ModelProblems)
     agent_tokens: TokenUsage
     user_tokens: TokenUsage
     stamp: RunStamp
@@ -108,6 +120,11 @@ def build_results(records: list[EpisodeRecord], stamp: RunStamp, k: int, seed: i
         agent_tokens, user_tokens = agent_tokens.add(record.agent_tokens), user_tokens.add(record.user_tokens)
     failures = [InfraFailure(key=r.key, kind=r.infra.kind, message=r.infra.message)
                 for r in ordered if r.status is EpisodeStatus.infra_failure and r.infra is not None]
+    scored = [r for r in ordered if r.status is EpisodeStatus.completed]
+    problems = ModelProblems(no_tool_call=[r.key for r in scored if r.calls == 0],
+                             truncated_replies=sum(r.agent_tokens.truncated for r in scored),
+                             truncated_episodes=[r.key for r in scored if r.agent_tokens.truncated])
     return EvalResults(k=k, avg_at_k=overall.avg_at_k.value, pass_at_k=overall.pass_at_k.value,
                        pass_hat_k=overall.pass_hat_k.value, overall=overall, domains=domains,
-                       infra_failures=failures, agent_tokens=agent_tokens, user_tokens=user_tokens, stamp=stamp)
+                       infra_failures=failures, model_problems=problems, agent_tokens=agent_tokens,
+                       user_tokens=user_tokens, stamp=stamp)

@@ -59,6 +59,8 @@ def generate(
     retry_budget: Annotated[int, typer.Option(help="Retries (429, 5xx, timeouts) allowed in the whole run.")] = 20,
     backoff: Annotated[float, typer.Option(help="First backoff wait, seconds (doubles, with jitter).")] = 1.0,
     timeout: Annotated[float, typer.Option(help="Seconds before a request is abandoned and retried.")] = 120.0,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Output budget of one reply for every role without "
+                                                             "max_tokens in --roles (default: 3000 to 8000 by role).")] = None,
     seed: Annotated[int, typer.Option(help="Seed of requests, jitter and task synthesis.")] = 0,
     tools: Annotated[int, typer.Option(help="Tools to ask for.")] = 30,
     tables: Annotated[int, typer.Option(help="Tables to ask for.")] = 6,
@@ -86,7 +88,8 @@ def generate(
     try:
         if (keyword is None) == (batch is None):
             raise UsageError("give a KEYWORD or --batch FILE (not both)")
-        resolved = resolve_roles(load_roles(roles), model=model, base_url=base_url, timeout=timeout)
+        resolved = resolve_roles(load_roles(roles), model=model, base_url=base_url, timeout=timeout,
+                                 max_tokens=max_tokens)
         entries = _batch_entries(batch) if batch else [(keyword or "", description)]
         jobs = []
         for word, text in entries:
@@ -112,7 +115,7 @@ def generate(
         code = max(code, job_code)
         if not json_output:
             report.print()
-        if job_code in (EXIT_USAGE, EXIT_ENV) and job is not jobs[-1]:
+        if (job_code in (EXIT_USAGE, EXIT_ENV) or job_code > 128) and job is not jobs[-1]:
             err.print(f"stopping the batch: {report.status}; run the same command again to resume")
             break
     if json_output:

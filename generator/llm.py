@@ -6,8 +6,11 @@ each behaves differently, so one call here (``complete``) hides: structured outp
 (the refusal is remembered per endpoint, in the store too, so a restart does not ask again);
 a forced function call when a role asks for ``tool`` mode; replies wrapped in fences or
 prose, or missing fields (a repair round-trip quoting the validation error); replies cut
-off at max_tokens (continued in plain mode, retried with twice the budget otherwise);
-429/5xx/timeouts (backoff from the run's shared ``RetryBudget``). Every response is stored
+off at max_tokens, told from finish_reason or the token count (continued in plain mode,
+retried with twice the budget otherwise); a 5xx to a structured request (llama-cpp-python
+answers json_schema with HTTP 500, not 400) tried once in plain mode before it counts
+against the budget, with a warning that suggests ``structured = "plain"``; 429/5xx/timeouts
+(backoff from the run's shared ``RetryBudget``). Every response is stored
 the moment it arrives (``ResponseStore``), keyed by the exact request, before it is parsed:
 a killed run never asks again for an answer it had received.
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import openai
@@ -32,6 +36,7 @@ from generator.report import UsageLedger
 from generator.roles import ResolvedRole
 from generator.store import ResponseStore, content_key
 from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.truncation import is_truncated
 
 __all__ = ["CONTINUE_MARKER", "REPAIR_MARKER", "LLMClient", "LLMOutputError"]
 
@@ -55,6 +60,18 @@ class _SchemaRefused(Exception):
     """The endpoint answered 400/422 to a request carrying response_format or tools."""
 
 
+class _StructuredFailed(Exception):
+    """The endpoint answered 5xx to a structured request: maybe the mode, maybe an outage."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+class _ProbeFailed(Exception):
+    """The one plain-mode try after a structured 5xx failed too: the endpoint is failing, not the mode."""
+
+
 def _plain_instructions(schema: dict[str, Any]) -> str:
     return ("\n\nOUTPUT FORMAT: reply with exactly one JSON object and nothing else (no prose, no code fences). "
             "It must validate against this JSON Schema:\n" + json.dumps(schema, sort_keys=True))
@@ -73,7 +90,8 @@ class LLMClient:
     """
 
     def __init__(self, roles: dict[str, ResolvedRole], store: ResponseStore, budget: RetryBudget, *,
-                 concurrency: int = 4, seed: int = 0, max_repairs: int = 2) -> None:
+                 concurrency: int = 4, seed: int = 0, max_repairs: int = 2,
+                 warn: Callable[[str], None] | None = None) -> None:
         self.roles = roles
         self.store = store
         self.budget = budget
@@ -82,6 +100,8 @@ class LLMClient:
         self._gate = asyncio.Semaphore(max(1, concurrency))
         self._clients: dict[tuple[str | None, str], openai.AsyncOpenAI] = {}
         self._plain_endpoints: set[str] = set()
+        self._warn = warn or (lambda message: None)
+        self.warnings: list[str] = []  # said once each; the report keeps them
 
     async def aclose(self) -> None:
         for client in self._clients.values():
@@ -110,6 +130,11 @@ class LLMClient:
         self._plain_endpoints.add(endpoint)
         self.store.put("endpoint", content_key(endpoint), {"endpoint": endpoint, "structured_output": False})
 
+    def warn_once(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+            self._warn(message)
+
     async def complete(self, role: str, stage: str, messages: list[Message], output: type[Model],
                        ledger: UsageLedger, context: dict[str, Any] | None = None) -> Model:
         """Ask ``role`` and return its answer as ``output``.
@@ -124,10 +149,23 @@ class LLMClient:
         """
         rs = self.roles[role]
         schema = output.model_json_schema()
-        mode = self._mode(rs)
+        mode = failed_mode = self._mode(rs)
+        fallback, probe = True, False
         while True:
             try:
-                return await self._converse(rs, stage, mode, messages, schema, output, ledger, context)
+                answer = await self._converse(rs, stage, mode, messages, schema, output, ledger, context,
+                                              fallback=fallback, probe=probe)
+                if probe and rs.structured == "auto":
+                    self._refused(rs)  # plain worked where the structured mode got a 5xx: keep using it
+                return answer
+            except _StructuredFailed as failed:
+                self.warn_once(f"{rs.base_url or 'OpenAI'} answered HTTP {failed.status} to structured output "
+                               f"({failed_mode}) for role {role}; trying plain JSON instructions once. If this "
+                               f"server cannot do {failed_mode}, set structured = \"plain\" for it in the roles file")
+                ledger.add(stage, role, fallbacks=1)
+                mode, fallback, probe = "plain", False, True
+            except _ProbeFailed:
+                mode, probe = failed_mode, False  # an outage, not the mode: back to the retry budget
             except _SchemaRefused:
                 if rs.structured != "auto":
                     raise LLMEndpointError(f"endpoint {rs.base_url} refused structured output mode {mode} for "
@@ -138,14 +176,17 @@ class LLMClient:
 
     async def _converse(self, rs: ResolvedRole, stage: str, mode: str, messages: list[Message],
                         schema: dict[str, Any], output: type[Model], ledger: UsageLedger,
-                        context: dict[str, Any] | None) -> Model:
+                        context: dict[str, Any] | None, *, fallback: bool = False, probe: bool = False) -> Model:
         system = f"ROLE: {rs.role}\n" + messages[0]["content"] + (_plain_instructions(schema) if mode == "plain" else "")
         thread = [{"role": "system", "content": system}, *messages[1:]]  # grows by repair turns only
         conversation, text, max_tokens = list(thread), "", rs.max_tokens
         repairs = continuations = doublings = 0
         while True:
-            reply = await self._exchange(rs, stage, mode, conversation, schema, max_tokens, ledger)
-            if reply["finish_reason"] == "length":
+            reply = await self._exchange(rs, stage, mode, conversation, schema, max_tokens, ledger,
+                                         fallback=fallback, probe=probe)
+            probe = False  # the endpoint answered: later failures spend the budget as usual
+            truncated = is_truncated(reply["finish_reason"], reply["completion_tokens"], max_tokens)
+            if truncated:
                 if mode == "plain" and continuations < _MAX_CONTINUATIONS:
                     text += reply["text"]
                     continuations += 1
@@ -164,6 +205,11 @@ class LLMClient:
             try:
                 return parse_reply(full, output, tool_arguments=reply.get("tool_arguments"), context=context)
             except ParseProblem as problem:
+                if truncated:  # a repair would be cut off again
+                    raise LLMOutputError(f"role {rs.role} ({rs.model}): the reply was cut off at max_tokens "
+                                         f"{max_tokens} (finish_reason {reply['finish_reason']!r}, "
+                                         f"{reply['completion_tokens']} completion tokens) in {mode} mode; raise "
+                                         f"max_tokens for this role in the roles file") from None
                 if repairs >= self.max_repairs:
                     raise LLMOutputError(f"role {rs.role} ({rs.model}) gave no valid output after {repairs} "
                                          f"repair round-trips: {problem.message}") from None
@@ -175,7 +221,8 @@ class LLMClient:
                 conversation, text = list(thread), ""
 
     async def _exchange(self, rs: ResolvedRole, stage: str, mode: str, conversation: list[Message],
-                        schema: dict[str, Any], max_tokens: int, ledger: UsageLedger) -> dict[str, Any]:
+                        schema: dict[str, Any], max_tokens: int, ledger: UsageLedger, *, fallback: bool = False,
+                        probe: bool = False) -> dict[str, Any]:
         """One request: from the store if it was ever answered, else over HTTP (stored at once)."""
         key = content_key("chat/v1", rs.role, rs.model, mode, conversation, None if mode == "plain" else schema,
                           max_tokens, rs.temperature, self.seed)
@@ -197,7 +244,7 @@ class LLMClient:
                                                                   "description": "Submit the answer."}}]
             request["tool_choice"] = {"type": "function", "function": {"name": name}}
         async with self._gate:
-            response = await self._send(rs, stage, request, mode, ledger, key)
+            response = await self._send(rs, stage, request, mode, ledger, key, fallback=fallback, probe=probe)
         choice = response.choices[0]
         calls = choice.message.tool_calls or []
         usage = response.usage
@@ -211,7 +258,9 @@ class LLMClient:
         return record
 
     async def _send(self, rs: ResolvedRole, stage: str, request: dict[str, Any], mode: str, ledger: UsageLedger,
-                    key: str) -> Any:
+                    key: str, *, fallback: bool = False, probe: bool = False) -> Any:
+        """The request, retried from the budget; ``fallback``: a structured 5xx raises ``_StructuredFailed``
+        at once; ``probe``: any retryable failure raises ``_ProbeFailed`` instead of spending."""
         attempt = 0
         while True:
             try:
@@ -223,6 +272,8 @@ class LLMClient:
                 raise LLMEndpointError(f"{rs.base_url or 'OpenAI'} refused the request for role {rs.role} "
                                        f"(HTTP {error.status_code}): {_brief(error)}") from None
             except openai.APIStatusError as error:
+                if fallback and mode != "plain" and error.status_code >= 500:
+                    raise _StructuredFailed(error.status_code) from None
                 if error.status_code != 429 and error.status_code < 500 and error.status_code != 408:
                     hint = " (is the API key in $" + rs.api_key_env + "?)" if error.status_code in (401, 403) else ""
                     raise LLMEndpointError(f"{rs.base_url or 'OpenAI'} answered HTTP {error.status_code} for model "
@@ -233,8 +284,10 @@ class LLMClient:
                 reason, retry_after = f"no answer within {rs.timeout:g}s from {rs.base_url or 'OpenAI'}", None
             except openai.APIConnectionError as error:
                 reason, retry_after = f"cannot reach {rs.base_url or 'OpenAI'}: {error}", None
+            if probe:
+                raise _ProbeFailed() from None
+            await self.budget.spend(attempt, reason, retry_after)  # raises when none is left: not a retry
             ledger.add(stage, rs.role, retries=1)
-            await self.budget.spend(attempt, reason, retry_after)
             attempt += 1
 
 

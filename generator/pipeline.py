@@ -9,20 +9,25 @@ then published at ``--out`` in one rename.
 Every LLM response and every stage output is in the workdir's store, so the same command
 after a crash (or kill -9) resumes: nothing answered is asked again, nothing finished is
 redone, and the package is byte-identical to that of a run never interrupted. The report
-(``report.json`` in the workdir) is written even when the run fails, with the exit code.
+(``report.json`` in the workdir) is written even when the run fails or is stopped by SIGINT or
+SIGTERM, with the exit code; a previous run's report is removed at start, so the file on disk
+is always this run's.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import datetime
 import re
+import signal
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 
 from generator.backoff import RetryBudget
-from generator.llm import LLMClient
-from generator.report import GenerationReport, ValidationSummary
+from generator.llm import LLMClient, LLMOutputError
+from generator.report import GenerationReport, TaskStats, ValidationSummary
 from generator.roles import ResolvedRole
 from generator.schema_sql import table_order
 from generator.stages.card import run_card
@@ -50,12 +55,14 @@ def slugify(keyword: str) -> str:
 
 
 def exit_code_for(error: BaseException | None, report: GenerationReport) -> int:
-    """0 complete and passing; 1 the generated domain is bad; 2 usage; 3 the endpoint or harness failed."""
+    """0 complete and passing; 1 the generated domain (or the model's output) is bad; 2 usage; 3 the
+    endpoint or harness failed. A model that never writes valid JSON answered: that is bad output (1),
+    not a failed endpoint (3)."""
     if error is None:
         return 0 if report.validation is None or report.validation.passed else 1
     if isinstance(error, UsageError):
         return 2
-    if isinstance(error, GenerationError | DomainError):
+    if isinstance(error, GenerationError | DomainError | LLMOutputError):
         return 1
     return 3  # HarnessError (endpoint down, retry budget spent), OSError: the environment failed
 
@@ -153,6 +160,28 @@ async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log
     await _verify_and_publish(run, report, built, log)
 
 
+@contextlib.contextmanager
+def _signals_cancel(caught: list[int]):  # type: ignore[no-untyped-def]
+    """SIGINT and SIGTERM cancel the run (so its report is written) and are noted in ``caught``."""
+    loop, task = asyncio.get_running_loop(), asyncio.current_task()
+    installed = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        def stop(signum: int = signum) -> None:
+            caught.append(signum)
+            if task is not None:
+                task.cancel()
+        try:
+            loop.add_signal_handler(signum, stop)
+            installed.append(signum)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
+            pass
+    try:
+        yield
+    finally:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+
 async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *, retry_budget: int = 20,
                    backoff: float = 1.0, log: Log | None = None) -> tuple[GenerationReport, int]:
     """Run (or resume) one domain's generation; returns its report and the exit code.
@@ -162,18 +191,34 @@ async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *
     """
     log = log or (lambda message: None)
     settings.workdir.mkdir(parents=True, exist_ok=True)
+    (settings.workdir / "report.json").unlink(missing_ok=True)  # a stale report must not pass for this run's
     report = GenerationReport(keyword=settings.keyword, slug=settings.slug, status="running",
                               workdir=str(settings.workdir), models={r: s.model for r, s in sorted(roles.items())},
-                              retry_budget=retry_budget)
+                              retry_budget=retry_budget,
+                              tasks=TaskStats(status="not reached", requested=max(0, settings.tasks)))
     store = ResponseStore(settings.workdir / "store", fresh=settings.fresh)
     budget = RetryBudget(retry_budget, base=backoff, seed=settings.seed)
-    llm = LLMClient(roles, store, budget, concurrency=settings.concurrency, seed=settings.seed)
+    llm = LLMClient(roles, store, budget, concurrency=settings.concurrency, seed=settings.seed,
+                    warn=lambda message: log(f"warning: {message}"))
     run = RunContext(settings, llm, store, report.models)
     error: BaseException | None = None
+    caught: list[int] = []
+    code: int | None = None
     try:
-        require_out_free(settings.out, settings.workdir / "package" / settings.slug)
-        await _stages(run, report, _run_date(store, settings.slug), log)
+        with _signals_cancel(caught):
+            require_out_free(settings.out, settings.workdir / "package" / settings.slug)
+            await _stages(run, report, _run_date(store, settings.slug), log)
         report.status = "complete"
+    except asyncio.CancelledError:
+        if not caught:
+            report.status = "failed: cancelled"
+            raise
+        name = signal.Signals(caught[0]).name
+        report.status = f"interrupted by {name}: run the same command again to resume"
+        code = 128 + caught[0]
+    except KeyboardInterrupt:  # SIGINT where no handler could be installed
+        report.status = "interrupted by SIGINT: run the same command again to resume"
+        raise
     except (ScaleEnvError, OSError) as failure:
         error = failure
         report.status = f"failed: {failure.message if isinstance(failure, ScaleEnvError) else failure}"
@@ -183,6 +228,6 @@ async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *
         atomic_write_text(settings.workdir / "error.txt", traceback.format_exc())
     finally:
         await llm.aclose()
-        report.usage, report.retries_used = run.ledger.rows(), budget.used
+        report.usage, report.retries_used, report.warnings = run.ledger.rows(), budget.used, list(llm.warnings)
         atomic_write_text(settings.workdir / "report.json", report.model_dump_json(indent=1) + "\n")
-    return report, exit_code_for(error, report)
+    return report, code if code is not None else exit_code_for(error, report)

@@ -123,6 +123,8 @@ class GenerationReport(BaseModel):
     validation: ValidationSummary | None = None
     retries_used: int = 0
     retry_budget: int = 0
+    warnings: list[str] = Field(default_factory=list, description="What the endpoint made us work around, and "
+                                "the roles-file setting that avoids it.")
 
     def finish_tools(self, outcomes: list[ToolOutcome]) -> None:
         self.tools = sorted(outcomes, key=lambda o: o.tool)
@@ -168,5 +170,7 @@ class GenerationReport(BaseModel):
             console.print(f"validation: {'PASSED' if v.passed else 'FAILED'} ({v.cases} cases, "
                           f"{v.unexpected_failures} unexpected, mutation score {score}); verify: {v.verified}",
                           highlight=False)
+        for warning in self.warnings:
+            console.print(f"[yellow]warning:[/] {warning}", highlight=False)
         colour = "green" if self.status == "complete" else "red"
         console.print(f"[{colour}]{self.status}[/]" + (f": {self.out}" if self.out else ""), highlight=False)

@@ -114,8 +114,10 @@ def load_roles(path: Path | None) -> RolesFile:
 
 
 def resolve_roles(file: RolesFile, *, model: str | None, base_url: str | None, timeout: float = 120.0,
-                  only: tuple[str, ...] = ROLES) -> dict[str, ResolvedRole]:
+                  max_tokens: int | None = None, only: tuple[str, ...] = ROLES) -> dict[str, ResolvedRole]:
     """Every role's settings (or those of ``only``): role entry, then ``default``, then the command line, then built-ins.
+
+    ``max_tokens`` (``--max-tokens``) replaces the built-in per-role budgets; ``timeout`` is ``--timeout``.
 
     ``only`` serves commands that ask one role (``tasks synth --model`` asks ``task_writer``): a
     roles file that names a model for that role alone is then enough.
@@ -138,6 +140,6 @@ def resolve_roles(file: RolesFile, *, model: str | None, base_url: str | None, t
         resolved[role] = ResolvedRole(
             role=role, model=str(chosen_model), base_url=pick("base_url", base_url),  # type: ignore[arg-type]
             api_key_env=str(pick("api_key_env", "OPENAI_API_KEY")), temperature=float(pick("temperature", 0.0)),
-            max_tokens=int(pick("max_tokens", _MAX_TOKENS.get(role, 3000))),  # type: ignore[call-overload]
+            max_tokens=int(pick("max_tokens", max_tokens or _MAX_TOKENS.get(role, 3000))),  # type: ignore[call-overload]
             timeout=float(pick("timeout", timeout)), structured=pick("structured", "auto"))  # type: ignore[arg-type]
     return resolved

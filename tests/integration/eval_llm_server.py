@@ -3,16 +3,19 @@
 Real HTTP, real ``openai`` client, no mocks of our code. It reads a scenario (JSON file given
 at start) mapping each task's opening message to the task's gold actions:
 
-    {"agent_model": "test-agent", "user_model": "test-user", "delay": 0.0,
+    {"agent_model": "test-agent", "user_model": "test-user", "delay": 0.0, "profile": "openai",
      "tasks": {"<opening>": {"actions": [{"tool": ..., "arguments": {...}}], "fail": false,
-                             "ask_first": true}}}
+                             "ask_first": true, "ramble": false}}}
 
 As the agent (``agent_model``) it finds the opening in the conversation, optionally asks a
 question first, then returns one tool call per request following the gold actions (two in
 one reply when ``parallel`` is set), then a final message wrapped around a private
 ``<think>`` block. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
-request of that task answer 500. Every request is logged (``requests``) for assertions.
+request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
+(a cut tool call, then cut prose, alternately). ``profile`` (tests/support_server_profiles.py)
+makes the server refuse and answer what that server would (null content, tools without
+tool_choice, the way a cut reply is reported). Every request is logged (``requests``).
 
     with serve_llm(scenario_path) as server:
         server.base_url, server.requests
@@ -36,20 +39,29 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.support_server_profiles import PROFILES, cut_usage
+
 PRIVATE = "PRIVATE-PLAN"
 FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done, your request has been completed."
 QUESTION = f"<think>{PRIVATE}: confirm first.</think>Could you confirm the details, please?"
 
 
-def _completion(model: str, message: dict[str, Any], prompt_tokens: int) -> dict[str, Any]:
+RAMBLE = "Let me think about every possible angle of this request before doing anything at all. "
+NO_TOOLS = "I would be glad to help with that, but I have no way to look anything up."
+
+
+def _completion(model: str, message: dict[str, Any], prompt_tokens: int, finish: str | None = None,
+                usage: dict[str, int] | None = None) -> dict[str, Any]:
+    finish = finish or ("tool_calls" if message.get("tool_calls") else "stop")
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}}
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage or {"prompt_tokens": prompt_tokens, "completion_tokens": 7, "total_tokens": prompt_tokens + 7}}
 
 
 class ScenarioServer:
     def __init__(self, scenario: dict[str, Any]) -> None:
         self.scenario = scenario
+        self.profile = PROFILES[scenario.get("profile", "openai")]
         self.requests: list[dict[str, Any]] = []
         self.base_url = ""
 
@@ -92,13 +104,33 @@ class ScenarioServer:
         _, task = found
         if task.get("fail"):
             return JSONResponse({"error": {"message": "scripted outage"}}, status_code=500)
-        if body["model"] == self.scenario["agent_model"]:
+        refused = self.profile.refusal(body)
+        if refused:
+            return JSONResponse({"error": {"message": refused[1]}}, status_code=refused[0])
+        prompt = len(json.dumps(messages)) // 4
+        if body["model"] == self.scenario["agent_model"] and task.get("ramble"):
+            message, finish = self._ramble(messages, task)
+            return JSONResponse(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)))
+        if body["model"] == self.scenario["agent_model"] and (task.get("never_calls")
+                                                              or not self.profile.shows_tools(body)):
+            message = {"role": "assistant", "content": NO_TOOLS}  # the model never saw a tool
+        elif body["model"] == self.scenario["agent_model"]:
             message = self._agent(messages, task)
         elif body["model"] == self.scenario["user_model"]:
             message = self._user(messages)
         else:
             return JSONResponse({"error": {"message": f"unknown model {body['model']}"}}, status_code=404)
-        return JSONResponse(_completion(body["model"], message, len(json.dumps(messages)) // 4))
+        return JSONResponse(_completion(body["model"], message, prompt))
+
+    def _ramble(self, messages: list[dict[str, Any]], task: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """A reply cut at max_tokens: a tool call whose arguments never close, or prose, alternately."""
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        if turn % 2 == 0 and task["actions"]:
+            cut = json.dumps(task["actions"][0]["arguments"])[:-1] + ', "note": "' + RAMBLE * 3
+            return {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_r{turn}", "type": "function",
+                 "function": {"name": task["actions"][0]["tool"], "arguments": cut}}]}, self.profile.cut_tool_call_finish
+        return {"role": "assistant", "content": RAMBLE * 20}, "length"
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
@@ -127,10 +159,11 @@ def serve_llm(scenario_path: Path) -> Iterator[ScenarioServer]:
 
 
 def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset(), ask_first: bool = True,
-                   parallel: set[str] = frozenset(), delay: float = 0.0) -> Path:
+                   parallel: set[str] = frozenset(), delay: float = 0.0, profile: str = "openai",
+                   ramble: set[str] = frozenset()) -> Path:
     """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
-    scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "tasks": {
+    scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile, "tasks": {
         t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
-                         "parallel": t.id in parallel} for t in tasks}}
+                         "parallel": t.id in parallel, "ramble": t.id in ramble} for t in tasks}}
     path.write_text(json.dumps(scenario, indent=1))
     return path

@@ -1,0 +1,76 @@
+"""Eval against each common model server's behaviour (tests/support_server_profiles.py), issue #31.
+
+Per profile, over real HTTP and the real openai client: a scripted model that follows the
+gold actions scores 1 (so the server saw its tools, and our tool-call turns went back in a
+form it accepts); a model that writes to its token limit scores 0 as its own failed turns,
+counted under ``model_problems``, never as infrastructure. And a server that never shows the
+model its tools is reported: the trial made no tool call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from clients import EvalConfig, run_eval
+from clients.models import EpisodeStatus
+from scaleenv_mcp.domain.loader import load_domain
+from tests.integration.eval_llm_server import serve_llm, write_scenario
+from tests.support_server_profiles import PROFILES
+from tests.unit.clients.library_tasks import HostThread, library, library_master  # noqa: F401 - fixtures
+
+RAMBLER = "return-solaris"
+
+
+@pytest.fixture(scope="module")
+def module_host(library_master: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostThread]:
+    with HostThread([library_master], tmp_path_factory.mktemp("host") / "token") as running:
+        yield running
+
+
+def _config(host: HostThread, library_master: Path, out: Path, base_url: str) -> EvalConfig:
+    return EvalConfig(domains=[str(library_master / "tiny_library")], agent="openai:test-agent", user="scripted",
+                      out=out, base_url=base_url, url=host.url, control_url=host.control_url,
+                      token_file=host.token_file, llm_retries=0, llm_backoff=0.01, max_turns=4, max_calls=6,
+                      agent_max_tokens=300, concurrency=2)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_an_oracle_like_model_scores_1_and_a_rambler_0_as_its_own_failure(profile: str, library_master: Path,
+                                                                          module_host: HostThread, tmp_path: Path):
+    tasks = list(load_domain(library_master / "tiny_library").tasks.values())
+    scenario = write_scenario(tmp_path / "scenario.json", tasks, profile=profile, ramble={RAMBLER})
+    with serve_llm(scenario) as server:
+        results = anyio.run(run_eval, _config(module_host, library_master, tmp_path / "run", server.base_url))
+        requests = list(server.requests)
+
+    records = {json.loads(x)["key"]: json.loads(x) for x in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()}
+    assert results.infra_failures == [] and all(r["status"] == EpisodeStatus.completed.value for r in records.values())
+    rewards = {k.split("/")[1].split("#")[0]: r["reward"] for k, r in records.items()}
+    assert rewards.pop(RAMBLER) == 0.0
+    assert set(rewards.values()) == {1.0}, rewards
+    problems = results.model_problems
+    assert problems.truncated_episodes == [f"tiny_library/{RAMBLER}#0"] and problems.truncated_replies >= 2
+    assert problems.no_tool_call == []
+    # What every server needs from us: tools with tool_choice auto, a token cap, never a null content.
+    with_tools = [r for r in requests if r.get("tools")]
+    assert with_tools and all(r["tool_choice"] == "auto" and r["max_tokens"] == 300 for r in with_tools)
+    assert not any(m.get("content") is None for r in requests for m in r["messages"])
+
+
+def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: Path, module_host: HostThread,
+                                                                tmp_path: Path):
+    """The issue's first finding: 0 tool calls in 25 requests, and nothing said so."""
+    tasks = list(load_domain(library_master / "tiny_library").tasks.values())[:1]
+    scenario = write_scenario(tmp_path / "scenario.json", tasks, profile="llama.cpp", ask_first=False)
+    scenario.write_text(scenario.read_text().replace('"actions": [', '"never_calls": true, "actions": ['))
+    config = _config(module_host, library_master, tmp_path / "run", "")
+    with serve_llm(scenario) as server:
+        results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url,
+                                                                "tasks": tasks[0].id}))
+    assert results.model_problems.no_tool_call == [f"tiny_library/{tasks[0].id}#0"]
+    assert results.avg_at_k == 0.0 and results.infra_failures == []

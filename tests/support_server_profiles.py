@@ -1,0 +1,80 @@
+"""How the model servers people run answer what our clients send: profiles for the loopback servers.
+
+Both loopback servers (tests/support_llm_server.py for generate, tests/integration/eval_llm_server.py
+for eval) take a ``ServerProfile`` and behave like that server would on the points our
+clients depend on: which request fields it refuses and with which status, whether it shows
+the model its tools without ``tool_choice``, whether it honours a forced (named) tool
+choice, and how it reports a reply cut at ``max_tokens``. The behaviours and their sources
+are listed in docs/model-servers.md; each field below says what it stands for.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["PROFILES", "ServerProfile", "cut_usage"]
+
+
+@dataclass(frozen=True)
+class ServerProfile:
+    name: str
+    # status answered to an assistant message whose "content" is null (None: accepted)
+    null_content_status: int | None = None
+    # tools are put in the prompt only when the request has tool_choice (else the model answers in text)
+    tools_need_tool_choice: bool = False
+    # status answered to response_format {"type": "json_schema"} (None: supported)
+    json_schema_status: int | None = None
+    # a named tool_choice (a forced function call) is ignored: the model answers in text
+    ignores_named_tool_choice: bool = False
+    # finish_reason of a tool call cut at max_tokens ("length" for most; llama-cpp-python says "tool_calls")
+    cut_tool_call_finish: str = "length"
+    # status answered to a tool or response schema holding "pattern" (None: supported)
+    pattern_status: int | None = None
+
+    def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
+        """(status, message) when this server refuses the request as a whole, else None."""
+        for index, message in enumerate(body.get("messages", [])):
+            if "content" in message and message["content"] is None and self.null_content_status:
+                return self.null_content_status, f"messages.{index}.content: Input should be a valid string"
+        response_format = body.get("response_format") or {}
+        if response_format.get("type") == "json_schema" and self.json_schema_status:
+            return self.json_schema_status, "response_format json_schema: failed to build the grammar"
+        if self.pattern_status and '"pattern"' in _schemas_text(body):
+            return self.pattern_status, "schema keyword 'pattern' is not supported by the grammar converter"
+        return None
+
+    def shows_tools(self, body: dict[str, Any]) -> bool:
+        """Does the model see the tools of this request?"""
+        return bool(body.get("tools")) and not (self.tools_need_tool_choice and body.get("tool_choice") is None)
+
+    def forces_named_tool(self, body: dict[str, Any]) -> bool:
+        """A forced function call that this server honours (else the model may answer in text)."""
+        choice = body.get("tool_choice")
+        return isinstance(choice, dict) and not self.ignores_named_tool_choice
+
+
+def _schemas_text(body: dict[str, Any]) -> str:
+    return json.dumps([body.get("tools"), body.get("response_format")])
+
+
+def cut_usage(body: dict[str, Any], prompt_tokens: int) -> dict[str, int]:
+    """Usage of a reply that spent its whole ``max_tokens`` (what every server reports then)."""
+    cap = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": cap, "total_tokens": prompt_tokens + cap}
+
+
+PROFILES = {
+    # OpenAI itself: the reference every other server imitates.
+    "openai": ServerProfile("openai"),
+    # llama-cpp-python 0.3.x `python -m llama_cpp.server --chat_format chatml-function-calling` (issue #31).
+    "llama.cpp": ServerProfile("llama.cpp", null_content_status=500, tools_need_tool_choice=True,
+                               json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500),
+    # vLLM served with --enable-auto-tool-choice --tool-call-parser (without them tool_choice auto is a 400).
+    "vllm": ServerProfile("vllm"),
+    # Ollama's /v1 compatibility layer: tool_choice is not a supported field (a forced call is not honoured).
+    "ollama": ServerProfile("ollama", ignores_named_tool_choice=True),
+    # SGLang with --tool-call-parser: OpenAI-like; a wrong json_schema is a 400.
+    "sglang": ServerProfile("sglang"),
+}

@@ -6,7 +6,10 @@ the generator puts in every system prompt) and by the markers of the user messag
 ``TABLE:``, ``REPAIR:``, ``CONTINUE:``), never by exact prompt text, so prompts can change
 freely. Defects are injected per role on demand, the way real endpoints misbehave: code
 fences, prose around the JSON, a missing field, truncation (finish_reason "length"), HTTP
-429 and 500, slow replies, and refusal of ``response_format``; and behaviours: a buggy tool
+429 and 500, slow replies, refusal of ``response_format``, and a reply cut at max_tokens that
+a server reports as "stop" or "tool_calls" (``cut``: only the token count tells); a server
+``profile`` (tests/support_server_profiles.py) answers what llama.cpp, vLLM, Ollama or
+SGLang would (a 500 to json_schema, a forced tool call ignored); and behaviours: a buggy tool
 fixed by the debug agent, a tool that never passes, a tool draft that loops forever (fixed by
 the debug agent once validation names the runaway), seed rows that break a CHECK. Every
 request is logged (role, markers, a hash of the request body, the status sent), so tests
@@ -34,6 +37,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from tests.support_hostile import hostile_source
+from tests.support_server_profiles import PROFILES, ServerProfile, cut_usage
 
 __all__ = ["FakeLLM", "Fault", "running_fake_llm"]
 
@@ -43,7 +47,7 @@ class Fault:
     """One injected defect for the next request(s) of ``role`` (and ``tool``/``table`` when given)."""
 
     role: str
-    kind: str  # fence | prose | missing_field | truncate | http429 | http500 | slow | bad_json
+    kind: str  # fence | prose | missing_field | truncate | cut | http429 | http500 | slow | bad_json
     times: int = 1
     marker: str | None = None
     seconds: float = 0.0
@@ -68,6 +72,7 @@ class FakeLLM:
     looping: set[str] = field(default_factory=set)        # first code answer loops forever, debug fixes it
     bad_seed: bool = False                                # appointments rows break a CHECK until repaired
     reject_response_format: bool = False
+    profile: ServerProfile = PROFILES["openai"]
     always_fail: int | None = None                        # every request answered with this status
     on_request: Callable[[str, str | None], bool] | None = None  # (role, marker) -> True: drop it (client killed)
     # task_writer: (the good answer, {"chain", "rows"} of the prompt) -> the answer sent instead
@@ -87,6 +92,7 @@ class FakeLLM:
     def reset(self) -> None:
         self.faults, self.buggy, self.never_pass, self.looping, self.log = [], set(), set(), set(), []
         self.bad_seed = self.reject_response_format = False
+        self.profile = PROFILES["openai"]
         self.always_fail, self.on_request, self.wording = None, None, None
 
     # -- answering -----------------------------------------------------------------------
@@ -184,6 +190,10 @@ class FakeLLM:
             if self.reject_response_format and ("response_format" in body or "tools" in body):
                 logged("400")
                 return _error(400, "response_format json_schema is not supported by this server")
+            refused = self.profile.refusal(body)
+            if refused:
+                logged(str(refused[0]))
+                return _error(*refused)
             fault = self._take_fault(role, marker) if kind != "continue" else None
             if fault and fault.kind in ("http429", "http500"):
                 status = 429 if fault.kind == "http429" else 500
@@ -192,16 +202,19 @@ class FakeLLM:
             if fault and fault.kind == "slow":
                 logged("slow")
                 await asyncio.sleep(fault.seconds)
-                return _completion(body, "{}", "stop")
+                return _completion(body, "{}", "stop", self.profile)
             full = json.dumps(self.answer(role, marker, kind, user, messages), indent=1, sort_keys=True)
             text, finish = full, "stop"
             if kind == "continue":
                 done = next(m["content"] for m in reversed(messages) if m["role"] == "assistant")
                 text = full[len(done):]
+            elif fault is not None and fault.kind == "cut":  # cut at max_tokens, reported as a normal stop
+                logged("200")
+                return _completion(body, full[: len(full) // 2], "stop", self.profile, cut=True)
             elif fault is not None:
                 text, finish = _defect(fault.kind, full)
             logged("200")
-            return _completion(body, text, finish)
+            return _completion(body, text, finish, self.profile)
 
         return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"])])
 
@@ -238,19 +251,21 @@ def _error(status: int, message: str) -> JSONResponse:
                         headers=headers)
 
 
-def _completion(body: dict[str, Any], text: str, finish: str) -> JSONResponse:
+def _completion(body: dict[str, Any], text: str, finish: str, profile: ServerProfile, cut: bool = False) -> JSONResponse:
+    """The reply; a forced tool call when the request forced one and the server honours it; ``cut``:
+    every max_tokens token used, reported the way ``profile`` reports a cut reply."""
     prompt = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
     message: dict[str, Any] = {"role": "assistant", "content": text}
-    if "tools" in body and finish == "stop":
+    if "tools" in body and finish == "stop" and profile.forces_named_tool(body):
         name = body["tools"][0]["function"]["name"]
         message = {"role": "assistant", "content": None,
                    "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]}
-        finish = "tool_calls"
+        finish = profile.cut_tool_call_finish if cut else "tool_calls"
+    usage = cut_usage(body, prompt) if cut else {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                                                 "total_tokens": prompt + len(text) // 4}
     return JSONResponse({"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
                          "model": body.get("model", "fake"),
-                         "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                         "usage": {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
-                                   "total_tokens": prompt + len(text) // 4}})
+                         "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage})
 
 
 @contextlib.contextmanager

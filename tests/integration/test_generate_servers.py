@@ -1,0 +1,71 @@
+"""``scaleenv generate`` end to end against each common server's behaviour, and its report on every exit.
+
+Per profile (tests/support_server_profiles.py), with json_schema answered by HTTP 500 the way
+llama-cpp-python answers it: the run falls back to plain JSON, spends none of its retry
+budget on it, finishes, and its report says to set ``structured = "plain"``. Then the exits
+issue #31 found wrong: a stale report.json is removed at start, SIGTERM leaves this run's
+report, a model that never writes valid JSON exits 1 (bad output) not 3 (endpoint failed),
+and the counters agree (retries spent vs the budget, tasks requested vs ``--tasks``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.integration.test_generate_faults import _generate
+from tests.support_llm_server import FakeLLM, Fault
+from tests.support_server_profiles import PROFILES, ServerProfile
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_generate_falls_back_from_a_5xx_on_json_schema_and_finishes(fake: FakeLLM, tmp_path: Path, profile: str):
+    fake.profile = ServerProfile(**{**PROFILES[profile].__dict__, "json_schema_status": 500})
+    report, code, out = _generate(fake, tmp_path)
+    assert code == 0, report.status
+    assert (out / "tools.py").exists() and report.retries_used == 0
+    assert sum(r.fallbacks for r in report.usage) >= 1
+    assert any('structured = "plain"' in w for w in report.warnings)
+    assert fake.answered_twice() == []
+
+
+def test_sigterm_leaves_this_runs_report_and_a_stale_one_never_survives(fake: FakeLLM, tmp_path: Path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "report.json").write_text('{"status": "complete", "stale": true}')
+    running: dict[str, int] = {}
+
+    def terminate(role: str, marker: str | None) -> bool:
+        if role == "db_schema" and "pid" in running:
+            os.kill(running.pop("pid"), signal.SIGTERM)
+        return False
+
+    fake.on_request = terminate
+    process = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", "generate", "pet care", "--model", "fake-model",
+                                "--base-url", fake.base_url, "--out", str(tmp_path / "out" / "pet_care"), "--workdir",
+                                str(work), "--tasks", "2", "--backoff", "0.01", "--json"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    running["pid"] = process.pid
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    report = json.loads((work / "report.json").read_text())
+    assert report["status"].startswith("interrupted by SIGTERM") and "stale" not in report
+    assert json.loads(stdout)["status"] == report["status"]
+    assert report["tasks"]["requested"] == 2  # --tasks, even though the run never reached the tasks
+    assert any(r["role"] == "domain_card" and r["calls"] == 1 for r in report["usage"])
+
+
+def test_a_model_that_never_writes_valid_json_is_bad_output_exit_1_not_an_endpoint_failure(fake: FakeLLM,
+                                                                                            tmp_path: Path):
+    fake.faults = [Fault("domain_card", "missing_field", times=20)]
+    report, code, _ = _generate(fake, tmp_path, tasks=3)
+    assert code == 1, report.status
+    assert "no valid output" in report.status and report.retries_used == 0
+    assert report.tasks.requested == 3 and report.tasks.status == "not reached"
+    assert json.loads((tmp_path / "work" / "report.json").read_text())["status"] == report.status

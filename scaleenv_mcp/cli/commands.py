@@ -22,5 +22,6 @@ def register(app: typer.Typer) -> None:
     app.add_typer(tasks.app, name="tasks")
     app.command("verify")(verify.verify)
     app.command("bench")(bench.bench)
-    for name, command in (("eval", forwarded.eval_command), ("generate", forwarded.generate_command)):
+    for name, command in (("eval", forwarded.eval_command), ("generate", forwarded.generate_command),
+                          ("doctor", forwarded.doctor_command)):
         app.command(name, add_help_option=False, context_settings=forwarded.FORWARDED_SETTINGS)(command)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-__all__ = ["FORWARDED_SETTINGS", "eval_command", "generate_command"]
+__all__ = ["FORWARDED_SETTINGS", "doctor_command", "eval_command", "generate_command"]
 
 FORWARDED_SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True}
 
@@ -14,6 +14,13 @@ FORWARDED_SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True}
 def eval_command(ctx: typer.Context) -> None:
     """Evaluate an agent over MCP with a simulated user: avg@k, pass@k, pass^k (`scaleenv eval --help`)."""
     from clients.cli import main
+
+    main(list(ctx.args))
+
+
+def doctor_command(ctx: typer.Context) -> None:
+    """Probe an OpenAI-compatible endpoint: what works for eval and generate, roles-file lines (`scaleenv doctor --help`)."""
+    from clients.doctor import main
 
     main(list(ctx.args))
 

@@ -46,6 +46,7 @@ FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done, your request h
 QUESTION = f"<think>{PRIVATE}: confirm first.</think>Could you confirm the details, please?"
 
 
+GENERIC = "test-doctor"  # a model name answered for any request, by ``profile`` (scaleenv doctor's probes)
 RAMBLE = "Let me think about every possible angle of this request before doing anything at all. "
 NO_TOOLS = "I would be glad to help with that, but I have no way to look anything up."
 
@@ -96,6 +97,8 @@ class ScenarioServer:
         body = await request.json()
         self.requests.append(body)
         messages = body.get("messages", [])
+        if body["model"] == GENERIC:
+            return self._generic(body)
         found = self._task(messages)
         if self.scenario.get("delay"):
             await asyncio.sleep(self.scenario["delay"])
@@ -121,6 +124,29 @@ class ScenarioServer:
         else:
             return JSONResponse({"error": {"message": f"unknown model {body['model']}"}}, status_code=404)
         return JSONResponse(_completion(body["model"], message, prompt))
+
+    def _generic(self, body: dict[str, Any]) -> JSONResponse:
+        """Any request to model ``GENERIC``, as a small model on this profile's server would answer
+        (``scaleenv doctor``'s probes): tool calls when it sees tools, JSON when asked, cut at a small cap."""
+        refused = self.profile.refusal(body)
+        if refused:
+            return JSONResponse({"error": {"message": refused[1]}}, status_code=refused[0])
+        prompt = len(json.dumps(body["messages"])) // 4
+        if (body.get("max_tokens") or 1000) < 16:
+            text = "1, 2, 3, 4"
+            return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": text}, prompt, "length",
+                                            cut_usage(body, prompt)))
+        if self.profile.shows_tools(body):
+            choice = body.get("tool_choice")
+            forced = self.profile.forces_named_tool(body)
+            name = choice["function"]["name"] if forced else body["tools"][0]["function"]["name"]
+            if not (isinstance(choice, dict) and not forced):  # an ignored forced call: the model chats instead
+                arguments = '{"answer": "ok"}' if forced else '{"order_id": "ORD-1"}'
+                return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_g", "type": "function", "function": {"name": name, "arguments": arguments}}]}, prompt))
+        asked_json = "JSON" in str(body["messages"][-1].get("content"))
+        text = '{"answer": "ok"}' if asked_json else "OK, I can help with that."
+        return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": text}, prompt))
 
     def _ramble(self, messages: list[dict[str, Any]], task: dict[str, Any]) -> tuple[dict[str, Any], str]:
         """A reply cut at max_tokens: a tool call whose arguments never close, or prose, alternately."""

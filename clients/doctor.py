@@ -1,0 +1,195 @@
+"""``scaleenv doctor``: probe an OpenAI-compatible endpoint the way eval and generate will use it.
+
+Each probe is one small request (short timeout, no retries) on a point where servers differ
+(docs/model-servers.md): plain chat, tools with ``tool_choice`` auto and required and without
+it, a tool-result turn, an assistant turn with ``content: null``, structured output in each
+mode, a reply cut at a small ``max_tokens``, a ``pattern`` in a schema. It prints a verdict
+per probe, what our clients do about it, and the roles-file lines to use. A port with nothing
+listening is one line naming the URL, exit 3.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel
+
+from scaleenv_mcp.truncation import is_truncated
+
+__all__ = ["Probe", "app", "main", "run_probes"]
+
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+_TOOL = {"type": "function", "function": {
+    "name": "lookup_order", "description": "Look up an order by its id (ORD-N).",
+    "parameters": {"type": "object", "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}}}
+_ASK = [{"role": "system", "content": "You are a support agent. Use the tools."},
+        {"role": "user", "content": "Please look up order ORD-1."}]
+_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
+_JSON_ASK = [{"role": "user", "content": 'Reply with a JSON object {"answer": "<one word>"} and nothing else.'}]
+
+
+class Probe(BaseModel):
+    name: str
+    ok: bool
+    verdict: str
+    action: str = ""
+
+
+class _Unreachable(Exception):
+    pass
+
+
+def _call(client: Any, model: str, **request: Any) -> tuple[Any | None, str]:
+    """(completion, "") or (None, why): one request, no retries."""
+    import openai
+
+    try:
+        return client.chat.completions.create(model=model, **request), ""
+    except openai.APITimeoutError:
+        return None, "no answer within the timeout"
+    except openai.APIConnectionError as error:
+        raise _Unreachable(str(error)) from None
+    except openai.APIStatusError as error:
+        return None, f"HTTP {error.status_code}: {str(getattr(error, 'message', error))[:120]}"
+
+
+def _parses(text: str | None) -> bool:
+    try:
+        return isinstance(json.loads(text or ""), dict)
+    except ValueError:
+        return False
+
+
+def _tool_probe(client: Any, model: str, name: str, choice: Any, action: str) -> Probe:
+    request: dict[str, Any] = {"messages": _ASK, "tools": [_TOOL], "max_tokens": 200}
+    if choice is not None:
+        request["tool_choice"] = choice
+    reply, why = _call(client, model, **request)
+    if reply is None:
+        return Probe(name=name, ok=False, verdict=f"refused ({why})", action=action)
+    calls = reply.choices[0].message.tool_calls or []
+    if calls:
+        return Probe(name=name, ok=True, verdict=f"tool call {calls[0].function.name}")
+    return Probe(name=name, ok=False, verdict="answered in text, no tool call", action=action)
+
+
+def run_probes(base_url: str, model: str, api_key: str | None = None, timeout: float = 20.0) -> list[Probe]:
+    """Every probe against the endpoint, in order.
+
+    Raises:
+        _Unreachable: nothing answers at ``base_url``.
+    """
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout)
+    probes = []
+    reply, why = _call(client, model, messages=[{"role": "user", "content": "Say OK."}], max_tokens=16)
+    probes.append(Probe(name="chat", ok=reply is not None, verdict="ok" if reply else f"refused ({why})",
+                        action="" if reply else "nothing will work: check --model and the API key"))
+    probes.append(_tool_probe(client, model, "tools, tool_choice auto", "auto",
+                              "eval sends tool_choice auto; an agent without tool calls is reported (no_tool_call)"))
+    probes.append(_tool_probe(client, model, "tools, tool_choice required", "required", "not needed by our clients"))
+    probes.append(_tool_probe(client, model, "tools, no tool_choice", None,
+                              "this server shows tools only with tool_choice: eval always sends it"))
+    call = {"id": "call_1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "ORD-1"}'}}
+    result = {"role": "tool", "tool_call_id": "call_1", "content": '{"status": "shipped"}'}
+    for name, content, action in (("tool result turn", "", "eval cannot score agents on this server"),
+                                  ("assistant content null", None, 'eval sends content "" instead')):
+        turn = [*_ASK, {"role": "assistant", "content": content, "tool_calls": [call]}, result]
+        reply, why = _call(client, model, messages=turn, tools=[_TOOL], tool_choice="auto", max_tokens=100)
+        probes.append(Probe(name=name, ok=reply is not None, verdict="accepted" if reply else f"refused ({why})",
+                            action="" if reply else action))
+    probes += _structured_probes(client, model)
+    reply, why = _call(client, model, messages=[{"role": "user", "content": "Count from 1 to 200, comma-separated."}],
+                       max_tokens=8)
+    if reply is None:
+        probes.append(Probe(name="truncation at max_tokens 8", ok=False, verdict=f"refused ({why})"))
+    else:
+        finish, used = reply.choices[0].finish_reason, reply.usage.completion_tokens if reply.usage else None
+        seen = is_truncated(finish, used, 8)
+        probes.append(Probe(name="truncation at max_tokens 8", ok=seen,
+                            verdict=f"finish_reason {finish!r}, {used} completion tokens",
+                            action="" if seen else "a cut reply cannot be told apart: raise max_tokens generously"))
+    return probes
+
+
+def _structured_probes(client: Any, model: str) -> list[Probe]:
+    schema_format = {"type": "json_schema", "json_schema": {"name": "answer", "schema": _SCHEMA, "strict": False}}
+    tool = {"type": "function", "function": {"name": "submit_answer", "parameters": _SCHEMA}}
+    probes = []
+    reply, why = _call(client, model, messages=_JSON_ASK, response_format=schema_format, max_tokens=100)
+    good = reply is not None and _parses(reply.choices[0].message.content)
+    probes.append(Probe(name="structured json_schema", ok=good, verdict="valid JSON" if good else
+                        (f"refused ({why})" if reply is None else "reply is not a JSON object"),
+                        action="" if good else "generate tries plain mode (a 5xx once, a 400 for good)"))
+    reply, why = _call(client, model, messages=_JSON_ASK, tools=[tool], max_tokens=100,
+                       tool_choice={"type": "function", "function": {"name": "submit_answer"}})
+    calls = (reply.choices[0].message.tool_calls or []) if reply is not None else []
+    good = bool(calls) and _parses(calls[0].function.arguments)
+    probes.append(Probe(name="structured tool (forced call)", ok=good, verdict="valid arguments" if good else
+                        (f"refused ({why})" if reply is None else "no forced call, or arguments not JSON"),
+                        action="" if good else 'do not use structured = "tool"'))
+    reply, why = _call(client, model, messages=_JSON_ASK, max_tokens=100)
+    good = reply is not None and _parses(reply.choices[0].message.content)
+    probes.append(Probe(name="structured plain", ok=good, verdict="valid JSON" if good else
+                        (f"refused ({why})" if reply is None else "not bare JSON (generate strips fences and repairs)")))
+    patterned = {**_SCHEMA, "properties": {"answer": {"type": "string", "pattern": "^[a-z]+$"}}}
+    reply, why = _call(client, model, messages=_JSON_ASK, max_tokens=100, response_format={
+        "type": "json_schema", "json_schema": {"name": "answer", "schema": patterned, "strict": False}})
+    probes.append(Probe(name="schema pattern", ok=reply is not None, verdict="accepted" if reply else f"refused ({why})",
+                        action="" if reply else 'use structured = "plain" (patterns are then checked by us)'))
+    return probes
+
+
+def roles_lines(probes: list[Probe], base_url: str, model: str) -> list[str]:
+    """The roles-file lines (generate) this endpoint needs."""
+    ok = {p.name: p.ok for p in probes}
+    patterns = ok.get("schema pattern", True)  # a server that cannot take "pattern" fails on our schemas in any mode
+    if ok.get("structured json_schema") and patterns:
+        mode = "auto"
+    elif ok.get("structured tool (forced call)") and patterns:
+        mode = "tool"
+    else:
+        mode = "plain"
+    lines = ["[default]", f'model = "{model}"', f'base_url = "{base_url}"', f'structured = "{mode}"']
+    if not ok.get("truncation at max_tokens 8", True):
+        lines.append("max_tokens = 8000")
+    return lines
+
+
+@app.command()
+def doctor(
+    base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")],
+    model: Annotated[str, typer.Option(help="Model name to probe.")],
+    api_key: Annotated[str | None, typer.Option(help="API key (default: none; local servers need none).")] = None,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds per probe.")] = 20.0,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
+) -> None:
+    """Probe an endpoint: what works, what eval and generate will do about what does not, roles-file lines."""
+    from scaleenv_mcp.cli.output import EXIT_ENV, console, err_console, print_json
+
+    try:
+        probes = run_probes(base_url, model, api_key, timeout)
+    except _Unreachable as error:
+        err_console.print(f"[bold red]error:[/] nothing answers at {base_url} ({error})", highlight=False)
+        raise typer.Exit(EXIT_ENV) from None
+    lines = roles_lines(probes, base_url, model)
+    if json_output:
+        print_json({"base_url": base_url, "model": model, "probes": [p.model_dump() for p in probes],
+                    "roles_file": lines})
+        return
+    for probe in probes:
+        mark = "[green]ok[/]  " if probe.ok else "[yellow]no[/]  "
+        console.print(f"{mark}{probe.name}: {probe.verdict}" + (f" -> {probe.action}" if probe.action else ""),
+                      highlight=False)
+    console.print("\nroles file for scaleenv generate (docs/model-servers.md):", highlight=False)
+    console.print("\n".join(lines), highlight=False, markup=False)
+
+
+def main(args: list[str]) -> None:
+    """Entry point for ``scaleenv doctor ARGS`` (the core CLI forwards its arguments here)."""
+    command = typer.main.get_command(app)
+    command.main(args=args, prog_name="scaleenv doctor", standalone_mode=True)

@@ -22,7 +22,7 @@ import datetime
 import re
 import signal
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from generator.backoff import RetryBudget
@@ -161,7 +161,7 @@ async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log
 
 
 @contextlib.contextmanager
-def _signals_cancel(caught: list[int]):  # type: ignore[no-untyped-def]
+def _signals_cancel(caught: list[int]) -> Iterator[None]:
     """SIGINT and SIGTERM cancel the run (so its report is written) and are noted in ``caught``."""
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
     installed = []

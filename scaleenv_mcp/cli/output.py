@@ -22,7 +22,7 @@ __all__ = ["EXIT_BAD", "EXIT_ENV", "EXIT_OK", "EXIT_USAGE", "console", "err_cons
 EXIT_OK, EXIT_BAD, EXIT_USAGE, EXIT_ENV = 0, 1, 2, 3
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)  # an error is one line, whatever the terminal width
 
 
 def print_json(value: Any) -> None:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scaleenv_mcp.cli.options import DomainsDirOption
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.bind import BoundSockets
+    from scaleenv_mcp.settings import HostSettings
 
 __all__ = ["serve"]
 
@@ -44,15 +49,44 @@ def serve(
                                      skip_validation=skip_validation or None)
     settings = settings.model_copy(update={"control_port": None if no_control else control_port})
     try:
+        _check_domains(stdio, domain, domains_dir)
         if stdio is not None:
             from scaleenv_mcp.host.stdio import serve_stdio
 
             anyio.run(serve_stdio, stdio, task, settings, domains_dir)
             return
+        bound = _bind_and_say_where(settings)  # before the MCP stack is imported: the port is ours at once
         from scaleenv_mcp.host.listeners import serve_http
 
-        anyio.run(serve_http, settings, domains_dir, domain)
+        anyio.run(serve_http, settings, domains_dir, domain, bound)
     except ScaleEnvError as error:
         fail(error)
     except KeyboardInterrupt:
         pass
+
+
+def _check_domains(stdio: str | None, domains: list[str] | None, domains_dir: list[Path] | None) -> None:
+    """Refuse, before binding anything, a --stdio or --domain that names no installed domain
+    (a usage error listing what is installed), and a serve with no domain at all."""
+    from scaleenv_mcp.domain.catalog import find_domains, resolve_domain_path
+    from scaleenv_mcp.errors import UsageError
+
+    for name in [stdio] if stdio is not None else domains or []:
+        resolve_domain_path(name, domains_dir)
+    if stdio is None and not domains and not find_domains(domains_dir):
+        raise UsageError("no domains found to serve: pass --domains-dir DIR (or set SCALEENV_DOMAINS_DIR) "
+                         "to a folder of domain packages")
+
+
+def _bind_and_say_where(settings: HostSettings) -> BoundSockets:
+    """Bind the agent (and control) sockets and print the one 'listening' line."""
+    from scaleenv_mcp.host.bind import BoundSockets, display_host
+
+    bound = BoundSockets.bind(settings)
+    where = display_host(settings.host)
+    control = (f"control: http://{where}:{bound.control.getsockname()[1]}" if bound.control is not None
+               else "control API disabled")
+    print(f"scaleenv: listening on http://{where}:{bound.agent.getsockname()[1]} "
+          f"(agents: /mcp/{{domain}}, /mcp/episodes/{{id}}; {control}); loading domains...",
+          file=sys.stderr, flush=True)
+    return bound

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,13 @@ __all__ = ["Host"]
 log = logging.getLogger("scaleenv.host")
 
 
+def _load_or_error(path: Path) -> DomainPackage | DomainError:
+    try:
+        return load_domain(path)
+    except DomainError as error:
+        return error
+
+
 class Host:
     """Serve domain packages: load them, run their tools in workers, keep episodes apart."""
 
@@ -43,8 +50,13 @@ class Host:
         self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ... | rejected: ...
         self.validations = ValidationCache(self.settings.state_dir)
         self._reaper: asyncio.Task[None] | None = None
+        self._validations: list[asyncio.Task[None]] = []
+        # observers for `scaleenv serve`'s display: a domain's status changed; validation progressed
+        self.on_status: Callable[[str, str], None] | None = None
+        self.on_progress: Callable[[str, int, int], None] | None = None
 
-    def _packages(self) -> dict[str, Path]:
+    def packages(self) -> dict[str, Path]:
+        """Slug -> folder of every package this host serves (or tried to)."""
         found = {slug: path for slug, path in find_domains(self.domain_dirs).items()
                  if self.only is None or slug in self.only or str(path) in self.only}
         for name in self.only or ():
@@ -59,70 +71,103 @@ class Host:
         contents passed validation before (host-side cache) comes online at once.
         """
         pending = []
-        for slug, path in sorted(self._packages().items()):
-            try:
-                package = load_domain(path)
-            except DomainError as error:
-                self.status[slug] = f"broken: {error.message}"
-                log.warning("not serving domain %s: %s", slug, error.message)
-                continue
-            if self.settings.skip_validation:
-                log.warning("SERVING %s WITHOUT VALIDATION (--skip-validation is for development only)", slug)
-                self._online(package, "online (validation skipped)")
-            elif self.validations.lookup(validation_key(package)):
-                self._online(package, "online")
-            else:
-                self.status[slug] = "validating"
+        for slug, path in sorted(self.packages().items()):
+            if (package := self._admit(slug, path, _load_or_error(path))) is not None:
                 pending.append(package)
         return pending
 
+    async def come_online(self) -> None:
+        """Load (in a thread, so the listeners answer meanwhile) and validate every package;
+        return once each domain is online or has failed. What ``scaleenv serve`` waits on."""
+        packages = sorted(self.packages().items())
+        for slug, _ in packages:
+            self._set_status(slug, "loading")
+        pending = []
+        for slug, path in packages:
+            if (package := self._admit(slug, path, await asyncio.to_thread(_load_or_error, path))) is not None:
+                pending.append(package)
+        self.pool.start()  # after loading: booting workers would compete with it for the CPU
+        tasks = [asyncio.create_task(self._validate_and_serve(p)) for p in pending]
+        self._validations += tasks
+        for package, result in zip(pending, await asyncio.gather(*tasks, return_exceptions=True)):
+            if isinstance(result, Exception):  # a bug of the gate must not leave a domain 'validating' for ever
+                self._set_status(package.slug, f"failed validation: {type(result).__name__}: {result}")
+
+    def _admit(self, slug: str, path: Path, loaded: DomainPackage | DomainError) -> DomainPackage | None:
+        """Bring a loaded package online, or mark it broken; return it when it needs validation."""
+        if isinstance(loaded, DomainError):
+            self._set_status(slug, f"broken: {loaded.message}")
+            log.warning("not serving domain %s: %s", slug, loaded.message)
+            return None
+        if self.settings.skip_validation:
+            log.warning("SERVING %s WITHOUT VALIDATION (--skip-validation is for development only)", slug)
+            self._online(loaded, "online (validation skipped)")
+        elif self.validations.lookup(validation_key(loaded)):
+            self._online(loaded, "online")
+        else:
+            self._set_status(slug, "validating")
+            return loaded
+        return None
+
+    def _set_status(self, slug: str, status: str) -> None:
+        self.status[slug] = status
+        if self.on_status is not None:
+            self.on_status(slug, status)
+
     def _online(self, package: DomainPackage, status: str) -> None:
         self.registry.add_domain(package)
-        self.status[package.slug] = status
+        self._set_status(package.slug, status)
 
     async def _validate_and_serve(self, package: DomainPackage) -> None:
         from scaleenv_mcp.procedural.validate import validate_domain
 
         # stop_on_runaway: the gate needs a verdict, so the first runaway tool ends the run
+        def progress(stage: str, done: int, total: int) -> None:
+            if self.on_progress is not None:
+                self.on_progress(package.slug, done, total)
+
         report = await validate_domain(package.path, mutation=False, workers=1, cache=self.validations,
-                                       stop_on_runaway=True)
+                                       stop_on_runaway=True, progress=progress)
         if report.servable:
             self._online(package, "online")
             log.info("domain %s passed validation and is online", package.slug)
             return
         if report.runaway:
-            self.status[package.slug] = f"rejected: {report.runaway}"
+            self._set_status(package.slug, f"rejected: {report.runaway}")
         else:
             reasons = [f.reason for f in report.findings] + [f.name for f in report.failures]
-            self.status[package.slug] = f"failed validation: {'; '.join(reasons[:3])}"
+            self._set_status(package.slug, f"failed validation: {'; '.join(reasons[:3])}")
         log.warning("not serving domain %s: %s", package.slug, self.status[package.slug])
 
     @property
     def load_errors(self) -> dict[str, str]:
         """Domains not served, with the reason (broken or failed validation)."""
-        return {slug: status for slug, status in self.status.items() if not status.startswith(("online", "validating"))}
+        return {slug: status for slug, status in self.status.items()
+                if not status.startswith(("online", "validating", "loading"))}
 
     @classmethod
     @contextlib.asynccontextmanager
     async def running(cls, settings: HostSettings | None = None, domain_dirs: list[Path] | None = None,
-                      domains: list[str] | None = None, *, wait: bool = True) -> AsyncIterator[Host]:
+                      domains: list[str] | None = None, *, wait: bool = True, load: bool = True) -> AsyncIterator[Host]:
         """Start a host. Domains not yet validated at their current contents are validated
-        first; with ``wait=False`` (``scaleenv serve``) the host is usable at once and each
-        such domain comes online as it passes."""
+        first; with ``wait=False`` the host is usable at once and each such domain comes
+        online as it passes. With ``load=False`` nothing is loaded: the caller awaits
+        ``come_online()`` (``scaleenv serve``, which binds its listeners first)."""
         host = cls(settings, domain_dirs, domains)
-        pending = host.load_domains()
-        host.pool.start()
+        pending = host.load_domains() if load else []
+        if load:
+            host.pool.start()
         host._reaper = asyncio.create_task(host._reap_forever())
-        validations = [asyncio.create_task(host._validate_and_serve(p)) for p in pending]
+        host._validations = [asyncio.create_task(host._validate_and_serve(p)) for p in pending]
         try:
-            if wait and validations:
-                await asyncio.gather(*validations)
+            if wait and host._validations:
+                await asyncio.gather(*host._validations)
             yield host
         finally:
-            for task in validations:
+            for task in host._validations:
                 task.cancel()
             host._reaper.cancel()
-            await asyncio.gather(host._reaper, *validations, return_exceptions=True)
+            await asyncio.gather(host._reaper, *host._validations, return_exceptions=True)
             host.pool.stop()
 
     async def _reap_forever(self) -> None:

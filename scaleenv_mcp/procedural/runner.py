@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.procedural.cases import CaseOutcome, ToolCase
@@ -72,11 +72,12 @@ class CaseRunner:
     """
 
     def __init__(self, pool: WorkerPool, timeout: float, budget: RunBudget | None = None,
-                 stop_on_runaway: bool = False) -> None:
+                 stop_on_runaway: bool = False, on_case: Callable[[int, int], None] | None = None) -> None:
         self.pool = pool
         self.timeout = timeout
         self.budget = budget or RunBudget(float("inf"))
         self.stop_on_runaway = stop_on_runaway
+        self.on_case = on_case  # (cases done, cases in the run) after each case: progress displays
 
     async def _on(self, worker: WorkerHandle, bundle: DomainBundle, case: ToolCase) -> tuple[CallReply, dict | None, str | None]:
         async with worker.lock:
@@ -135,6 +136,10 @@ class CaseRunner:
             return next((position for position, index in enumerate(pending)
                          if not in_flight[cases[index].tool] or why_skip(cases[index].tool)), None)
 
+        def report_progress() -> None:
+            if self.on_case is not None:
+                self.on_case(sum(r is not None for r in records), len(cases))
+
         async def drain(worker: WorkerHandle) -> None:
             while True:
                 async with changed:
@@ -148,6 +153,7 @@ class CaseRunner:
                         in_flight[case.tool] += 1
                 if why is not None:
                     records[index] = skipped_record(case, why)
+                    report_progress()
                     continue
                 record = None
                 try:
@@ -158,6 +164,7 @@ class CaseRunner:
                         if record is not None and record.runaway and case.tool not in stopped:
                             stopped[case.tool] = f"{case.name!r} ({record.runaway})"
                         changed.notify_all()
+                    report_progress()
 
         await asyncio.gather(*(drain(w) for w in self.pool.workers))
         return [r for r in records if r is not None]

@@ -160,7 +160,8 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
     pool = WorkerPool(workers, memory_limit=2 * 1024**3, env={"PYTHONHASHSEED": "1"})
     pool.start()
     try:
-        runner = CaseRunner(pool, timeout, run_budget, stop_on_runaway)
+        runner = CaseRunner(pool, timeout, run_budget, stop_on_runaway,
+                            on_case=(lambda done, total: progress("cases", done, total)) if progress else None)
         problem = await runner.load(bundle)
         if problem is not None:
             report.halted = f"tools.py does not load in a worker: {problem}"
@@ -168,6 +169,7 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
             _tally(rows, [skipped_record(c, "tools.py did not load") for c in cases], report)
         else:
             records = await runner.run(bundle, specs, cases)
+            runner.on_case = None  # mutant runs report as "mutants", below
             _tally(rows, records, report)
             report.findings += check_conformance(package.manifest, records)
             if progress:

@@ -22,14 +22,14 @@ def call(
     """Call one tool on a fresh episode and print its result and the state change.
 
     Exit codes: 0 success, 1 the tool refused (a declared error or bad arguments),
-    2 usage, 3 the environment failed.
+    2 usage (bad --args JSON, unknown domain or tool), 3 the environment failed.
     """
     import json
 
     import anyio
 
     from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
-    from scaleenv_mcp.errors import ScaleEnvError, UsageError
+    from scaleenv_mcp.errors import ScaleEnvError, UnknownToolError, UsageError
     from scaleenv_mcp.episodes.trace import OutcomeKind
     from scaleenv_mcp.host.session import one_call
 
@@ -39,10 +39,15 @@ def call(
         fail(UsageError(f"--args is not JSON: {exc.msg} (column {exc.colno})"))
     try:
         outcome, diff = anyio.run(one_call, domain, tool, arguments, task, domains_dir)
+    except UnknownToolError as error:
+        fail(UsageError(f"{error.message}: `scaleenv tools {domain}` lists them"))
     except ScaleEnvError as error:
         fail(error)
     if json_output:
-        print_json({"outcome": outcome.model_dump(mode="json"), "changes": diff.model_dump(mode="json")})
+        # a served call does not record table access (only validation does), so the outcome's
+        # reads/writes would be empty beside a non-empty diff: writes come from the diff instead
+        print_json({"outcome": outcome.model_dump(mode="json", exclude={"reads", "writes"}),
+                    "writes": sorted(n for n, t in diff.tables.items() if not t.is_empty), "changes": diff.model_dump(mode="json")})
     elif outcome.kind is OutcomeKind.success:
         console.print_json(json.dumps(outcome.result))
         if not diff.is_empty:

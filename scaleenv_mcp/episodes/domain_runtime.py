@@ -16,14 +16,23 @@ from scaleenv_mcp.workers.protocol import DomainBundle
 __all__ = ["DomainRuntime", "describe_argument_error"]
 
 
+def _names(kind: str, names: list[str]) -> str:
+    return f"{kind} argument{'s' if len(names) > 1 else ''} {', '.join(repr(n) for n in names)}"
+
+
+def argument_names_problem(schema: dict[str, Any], arguments: dict[str, Any]) -> str:
+    """'missing required arguments 'a', 'b'; unexpected argument 'c'': all of them, in schema order."""
+    properties = schema.get("properties", {})
+    missing = [name for name in schema.get("required", []) if name not in arguments]
+    extra = sorted(set(arguments) - set(properties)) if schema.get("additionalProperties") is False else []
+    parts = ([_names("missing required", missing)] if missing else []) + ([_names("unexpected", extra)] if extra else [])
+    return "; ".join(parts)
+
+
 def describe_argument_error(error: jsonschema.ValidationError) -> str:
     """One sentence naming the parameter, for an agent to fix its call."""
-    if error.validator == "required":
-        missing = error.message.split("'")[1] if "'" in error.message else error.message
-        return f"missing required argument '{missing}'"
-    if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return f"unexpected argument{'s' if len(extra) > 1 else ''} {', '.join(repr(e) for e in extra)}"
+    if error.validator in ("required", "additionalProperties") and isinstance(error.instance, dict):
+        return argument_names_problem(error.schema, error.instance)
     path = ".".join(str(p) for p in error.absolute_path)
     value = json.dumps(error.instance)[:80]
     if error.validator == "type":
@@ -60,8 +69,12 @@ class DomainRuntime:
         if size > max_bytes:
             largest = max(arguments, key=lambda k: len(json.dumps(arguments[k], default=str)), default="?")
             return f"arguments are {size} bytes, over the {max_bytes}-byte limit (largest: '{largest}')"
-        error = next(iter(self.validators[tool].iter_errors(arguments)), None)
-        if error is None:
+        errors = list(self.validators[tool].iter_errors(arguments))
+        if not errors:
             return None
-        best = jsonschema.exceptions.best_match(self.validators[tool].iter_errors(arguments))
-        return describe_argument_error(best or error)
+        # every missing and every unexpected argument in one message, so an agent (or a person
+        # at the CLI) fixes its call in one go rather than one name per attempt
+        wrong_names = [e for e in errors if not e.absolute_path and e.validator in ("required", "additionalProperties")]
+        if wrong_names:
+            return argument_names_problem(self.validators[tool].schema, arguments)
+        return describe_argument_error(jsonschema.exceptions.best_match(errors) or errors[0])

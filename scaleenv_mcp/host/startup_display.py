@@ -54,8 +54,7 @@ class StartupDisplay:
             self.progress.update(self.bars[slug], completed=done, total=total)
 
     def banner(self, listeners: Listeners) -> None:
-        for line in banner_lines(self.host, listeners):
-            self._print(line)
+        self._print("\n".join(banner_lines(self.host, listeners)))  # one write: the banner is never cut in two
 
     def _print(self, line: str) -> None:
         if self.live:

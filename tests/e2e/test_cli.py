@@ -51,7 +51,7 @@ def test_call_prints_result_and_state_change():
     (["call", "tiny_library", "get_member", "--args", '{"member_id": "MEM-0"}'], 1),       # the tool refused
     (["call", "tiny_library", "get_member", "--args", "{nope"], 2),                         # bad JSON: usage
     (["call", "no_such_domain", "get_member"], 2),                                           # unknown domain: usage
-    (["call", "tiny_library", "no_such_tool"], 3),                                           # unknown tool: harness
+    (["call", "tiny_library", "no_such_tool"], 2),                                           # unknown tool: usage
 ])
 def test_exit_codes_mean_something(args: list[str], code: int):
     result = scaleenv(*args, "--domains-dir", str(FIXTURES))

@@ -1,0 +1,142 @@
+"""The first five minutes (#28): `scaleenv serve` binds first, says where, then reports each
+domain and one banner; every error a new user meets is one line with its documented exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scaleenv_mcp.host.host import Host
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "domains"
+
+
+def scaleenv(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scaleenv_mcp", *args], capture_output=True, text=True, timeout=120,
+                          env=env)
+
+
+def serve_until_banner(domains_dir: Path, state_dir: Path, *extra: str) -> list[str]:
+    """Start `scaleenv serve` on loopback (free ports), read stderr up to the banner, stop it;
+    returns the lines up to the banner, then what followed it (the domains not served)."""
+    env = {**os.environ, "SCALEENV_STATE_DIR": str(state_dir)}
+    process = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", "serve", "--port", "0", "--control-port", "0",
+                                "--workers", "1", "--domains-dir", str(domains_dir), *extra],
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
+    lines: list[str] = []
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line.rstrip("\n"))
+            if " online at " in line:
+                break
+    finally:
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        rest = process.stderr.read()  # not communicate(): it would skip what the line reader buffered
+    return lines + [line for line in rest.splitlines() if line.startswith("  not served:")]
+
+
+def assert_started_in_order(lines: list[str], states: dict[str, str], banner: str) -> None:
+    """Bound line first, then each domain's states, the banner last; nothing else before the banner."""
+    assert lines[0].startswith("scaleenv: listening on http://127.0.0.1:"), lines
+    assert "control: http://127.0.0.1:" in lines[0]
+    (at,) = [i for i, line in enumerate(lines) if line.startswith("scaleenv: ") and " online at " in line]
+    assert lines[at].startswith(f"scaleenv: {banner} online at http://127.0.0.1:"), lines
+    assert "/mcp/{domain}" in lines[at] and "bearer token in" in lines[at]
+    reported = lines[1:at]
+    for slug, final in states.items():
+        mine = [line.strip().removeprefix(f"{slug}: ") for line in reported if line.strip().startswith(f"{slug}: ")]
+        assert mine[0] == "loading" and mine[-1].startswith(final), (slug, mine)
+
+
+def test_serve_binds_first_then_each_domain_then_the_banner_cold_and_warm(tmp_path: Path):
+    cold = serve_until_banner(FIXTURES, tmp_path / "state")
+    assert_started_in_order(cold, {"tiny_library": "online"}, "1 domain")
+    assert "  tiny_library: validating" in cold  # a fresh validation record: the gate runs
+    warm = serve_until_banner(FIXTURES, tmp_path / "state")
+    assert_started_in_order(warm, {"tiny_library": "online"}, "1 domain")
+    assert "  tiny_library: validating" not in warm  # the record says these contents passed
+
+
+def test_banner_names_a_broken_domain_with_its_reason_and_the_command(tmp_path: Path):
+    domains = tmp_path / "domains"
+    shutil.copytree(FIXTURES / "tiny_library", domains / "tiny_library")
+    broken = domains / "broken_library"
+    shutil.copytree(FIXTURES / "tiny_library", broken)
+    manifest = json.loads((broken / "domain.json").read_text())
+    manifest["slug"] = "broken_library"
+    (broken / "domain.json").write_text(json.dumps(manifest))
+    (broken / "tools.py").write_text((broken / "tools.py").read_text().replace("def tally(", "def tally_renamed("))
+    lines = serve_until_banner(domains, tmp_path / "state")
+    assert_started_in_order(lines, {"tiny_library": "online", "broken_library": "broken"}, "1 of 2 domains")
+    (note,) = [line for line in lines if "not served: broken_library" in line]
+    assert "tally" in note and f"scaleenv validate {broken}" in note
+
+
+def test_busy_port_is_one_line_naming_the_port_exit_3():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = scaleenv("serve", "--port", str(port), "--domains-dir", str(FIXTURES))
+    assert result.returncode == 3, result.stderr
+    assert f"port {port}" in result.stderr and "--port" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args", [["serve", "--domain", "nope"], ["serve", "--stdio", "tiny_librar"]])
+def test_serving_no_installed_domain_exits_2_listing_the_installed(args: list[str]):
+    result = scaleenv(*args, "--domains-dir", str(FIXTURES))
+    assert result.returncode == 2, result.stderr
+    assert "unknown domain" in result.stderr and "installed: tiny_library" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_serve_with_no_domains_at_all_exits_2(tmp_path: Path):
+    result = scaleenv("serve", "--domains-dir", str(tmp_path))
+    assert result.returncode == 2 and "no domains found" in result.stderr and "--domains-dir" in result.stderr
+
+
+def test_unknown_tool_exits_2_and_says_how_to_list_tools():
+    result = scaleenv("call", "tiny_library", "no_such_tool", "--domains-dir", str(FIXTURES))
+    assert result.returncode == 2
+    assert "unknown tool 'no_such_tool'" in result.stderr and "scaleenv tools tiny_library" in result.stderr
+
+
+def test_every_missing_and_unexpected_argument_in_one_message():
+    result = scaleenv("call", "tiny_library", "borrow_book", "--args", '{"bogus": 1, "zzz": 2}',
+                      "--domains-dir", str(FIXTURES))
+    assert result.returncode == 1
+    assert ("missing required arguments 'member_id', 'book_id'; unexpected arguments 'bogus', 'zzz'"
+            in " ".join(result.stdout.split()))
+
+
+def test_call_json_writes_agree_with_its_changes():
+    result = scaleenv("call", "tiny_library", "borrow_book", "--args", '{"member_id": "MEM-00002", "book_id": "BK-00001"}',
+                      "--json", "--domains-dir", str(FIXTURES))
+    payload = json.loads(result.stdout)
+    assert payload["writes"] == sorted(payload["changes"]["tables"]) == ["books", "loans"]
+    assert "reads" not in payload["outcome"] and "writes" not in payload["outcome"]
+
+
+@pytest.mark.anyio
+async def test_an_agent_over_mcp_gets_the_same_one_message(host: Host):
+    episode = await host.create_episode("tiny_library")
+    async with host.client(episode.id) as client:
+        result = await client.call_tool("borrow_book", {"note": "x", "extra": 1})
+    assert result.is_error
+    assert result.content[0].text == ("invalid_argument: missing required arguments 'member_id', 'book_id'; "
+                                      "unexpected argument 'extra'")

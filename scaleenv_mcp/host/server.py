@@ -26,8 +26,9 @@ from scaleenv_mcp.episodes.registry import EpisodeRegistry
 from scaleenv_mcp.episodes.trace import OutcomeKind
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.host.errors import to_mcp_error
+from scaleenv_mcp.host.tool_metadata import portable_schema, tool_annotations, tool_title
 
-__all__ = ["EpisodeResolver", "build_domain_server", "build_instructions"]
+__all__ = ["EpisodeResolver", "build_domain_server", "build_instructions", "tool_list"]
 
 EpisodeResolver = Callable[[ServerRequestContext[Any]], Awaitable[str]]
 EPISODE_META_KEY = "scaleenv/episode"
@@ -43,9 +44,12 @@ def build_instructions(runtime: DomainRuntime) -> str:
     )
 
 
-def _tool_list(runtime: DomainRuntime) -> list[types.Tool]:
+def tool_list(runtime: DomainRuntime) -> list[types.Tool]:
+    """Built once per domain server: title, annotations and portable schemas (host/tool_metadata.py)."""
     return [
-        types.Tool(name=t.name, description=t.description, input_schema=t.input_schema, output_schema=t.output_schema)
+        types.Tool(name=t.name, title=tool_title(t.name), description=t.description,
+                   input_schema=portable_schema(t.input_schema), output_schema=portable_schema(t.output_schema),
+                   annotations=tool_annotations(t))
         for t in runtime.manifest.tools
     ]
 
@@ -67,7 +71,7 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
     ``pin_handshake`` (the HTTP ``/mcp/{domain}`` endpoint) steers auto-mode clients to the
     handshake era, whose session is what gives a plain connection an episode of its own.
     """
-    tools = _tool_list(runtime)
+    tools = tool_list(runtime)
     resources = _interactive_resources(runtime) if interactive else {}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:

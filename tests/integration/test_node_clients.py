@@ -218,6 +218,24 @@ async def test_inspector_lists_tools(listeners: Listeners, node_env: dict[str, s
     assert tools["borrow_book"]["inputSchema"]["required"] == ["member_id", "book_id"]
 
 
+async def test_inspector_strict_finds_no_portability_problem_in_any_shipped_domain(node_env: dict[str, str],
+                                                                                 tmp_path: Path):
+    """#28: every shipped tool schema passes the Inspector's --strict portability check (exit 6 and a
+    report on stderr otherwise). Validation is skipped: this is about what tools/list says."""
+    from scaleenv_mcp.domain.catalog import find_domains
+    from scaleenv_mcp.host.host import Host
+    from scaleenv_mcp.host.listeners import serving
+    from scaleenv_mcp.settings import HostSettings
+
+    settings = HostSettings(workers=1, port=0, control_port=None, skip_validation=True, state_dir=tmp_path)
+    async with Host.running(settings) as host, serving(host) as listeners:
+        for slug in sorted(find_domains()):
+            ran = await _inspector(f"{listeners.agent_url}/mcp/{slug}", ["--method", "tools/list", "--strict"],
+                                   node_env)
+            assert ran.returncode == 0 and not ran.stderr.strip(), (slug, ran.describe())  # strict reports on stderr
+            assert all(t["annotations"]["openWorldHint"] is False for t in ran.json()["result"]["tools"])
+
+
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 async def test_inspector_invocations_share_the_episode_in_the_url(listeners: Listeners, node_env: dict[str, str],
                                                                   era: str):

@@ -23,5 +23,19 @@ app = typer.Typer(
 commands.register(app)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from scaleenv_mcp import __version__
+
+        typer.echo(f"scaleenv {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")) -> None:
+    """Host, validate, generate and evaluate tool-use environments for LLM agents over MCP."""
+
+
 def main() -> None:
     app()

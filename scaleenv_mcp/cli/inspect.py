@@ -25,29 +25,50 @@ def domains(json_output: JsonOption = False, domains_dir: DomainsDirOption = Non
           [[e.slug, e.title, e.tools, e.writing_tools, e.tables, e.rows, e.tasks, e.status] for e in entries])
 
 
-def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")], json_output: JsonOption = False,
-          domains_dir: DomainsDirOption = None) -> None:
-    """List a domain's tools: name, what it writes, and the first line of its description."""
-    from scaleenv_mcp.cli.output import fail, print_json, table
+def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
+          tool: Annotated[str | None, typer.Argument(help="One tool: its full description, parameters (types, "
+                                                     "defaults, patterns), errors and an example call.")] = None,
+          json_output: JsonOption = False, domains_dir: DomainsDirOption = None) -> None:
+    """List a domain's tools (name, parameters, what it writes, description), or explain one tool.
+
+    Examples:
+      scaleenv tools smart_home
+      scaleenv tools smart_home create_room
+    """
+    from scaleenv_mcp.cli.output import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
-    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.domain.tool_help import example_arguments, tool_help
+    from scaleenv_mcp.errors import ScaleEnvError, UsageError
 
     try:
         package = load_domain(resolve_domain_path(domain, domains_dir))
+        names = [t.name for t in package.manifest.tools]
+        if tool is not None and tool not in names:
+            raise UsageError(f"unknown tool {tool!r} in domain {package.slug}: `scaleenv tools {domain}` lists them")
     except ScaleEnvError as error:
         fail(error)
+    chosen = [t for t in package.manifest.tools if tool is None or t.name == tool]
     if json_output:
-        print_json([t.model_dump(mode="json") for t in package.manifest.tools])
-        return
-    table(f"{package.slug}: {len(package.manifest.tools)} tools", ["tool", "writes", "description"],
-          [[t.name, ", ".join(t.writes) or "-", t.description.split(". ")[0][:90]] for t in package.manifest.tools])
+        print_json([{**t.model_dump(mode="json"), "example_arguments": example_arguments(package, t.name)}
+                    for t in chosen])
+    elif tool is not None:
+        console.print(tool_help(package, tool), highlight=False, markup=False, soft_wrap=True)
+    else:
+        required = {t.name: set(t.input_schema.get("required", [])) for t in chosen}
+        table(f"{package.slug}: {len(chosen)} tools (`scaleenv tools {package.slug} TOOL` for one in full)",
+              ["tool", "parameters (* required)", "writes", "description"],
+              [[t.name, ", ".join(f"{p}*" if p in required[t.name] else p for p in t.input_schema.get("properties", {})),
+                ", ".join(t.writes) or "-", t.description] for t in chosen])
 
 
 def mcp_config(
     domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
     http: Annotated[bool, typer.Option("--http", help="Point at a running `scaleenv serve` instead of stdio.")] = False,
-    port: Annotated[int, typer.Option(help="Agent port of the running host (with --http).")] = 8765,
+    port: Annotated[int, typer.Option(help="Agent port of the running host, as given to `scaleenv serve --port` "
+                                      "(with --http).")] = 8765,
+    host: Annotated[str, typer.Option(help="Address of the running host, as given to `scaleenv serve --host` "
+                                      "(with --http).")] = "127.0.0.1",
     domains_dir: DomainsDirOption = None,
 ) -> None:
     """Print the JSON block desktop MCP clients paste (absolute paths; never a token)."""
@@ -63,7 +84,9 @@ def mcp_config(
         fail(error)
     name = f"scaleenv-{path.name}"
     if http:
-        entry: dict[str, object] = {"type": "http", "url": f"http://127.0.0.1:{port}/mcp/{path.name}"}
+        from scaleenv_mcp.host.bind import display_host
+
+        entry: dict[str, object] = {"type": "http", "url": f"http://{display_host(host)}:{port}/mcp/{path.name}"}
     else:
         entry = {"command": sys.executable, "args": ["-m", "scaleenv_mcp", "serve", "--stdio", str(path)]}
     print_json({"mcpServers": {name: entry}})

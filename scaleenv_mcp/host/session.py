@@ -57,8 +57,13 @@ async def run_shell(domain: str, task_id: str | None, domain_dirs: list[Path] | 
             command, _, rest = line.partition(" ")
             if command in ("quit", "exit"):
                 return
-            if command == "help":
-                console.print("tools | <tool> {json args} | diff | trace | reset | quit")
+            if command == "help" and rest.strip() in tools:
+                from scaleenv_mcp.domain.tool_help import tool_help
+
+                console.print(tool_help(episode.domain.package, rest.strip()), highlight=False, markup=False,
+                              soft_wrap=True)
+            elif command == "help":
+                console.print("tools | help TOOL | <tool> {json args} | diff | trace | reset | quit")
             elif command == "tools":
                 for tool in tools.values():
                     console.print(f"[cyan]{tool.name}[/] {tool.description.split('. ')[0]}", highlight=False)

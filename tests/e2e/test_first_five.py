@@ -140,3 +140,30 @@ async def test_an_agent_over_mcp_gets_the_same_one_message(host: Host):
     assert result.is_error
     assert result.content[0].text == ("invalid_argument: missing required arguments 'member_id', 'book_id'; "
                                       "unexpected argument 'extra'")
+
+
+def test_tools_tool_explains_one_tool_with_an_example_that_runs():
+    result = scaleenv("tools", "tiny_library", "borrow_book", "--domains-dir", str(FIXTURES))
+    assert result.returncode == 0, result.stderr
+    assert "member_id (string, required)" in result.stdout and "note (" in result.stdout
+    example = next(line for line in result.stdout.splitlines() if "scaleenv call tiny_library borrow_book" in line)
+    arguments = example.split("--args '", 1)[1].rstrip("'")
+    ran = scaleenv("call", "tiny_library", "borrow_book", "--args", arguments, "--domains-dir", str(FIXTURES))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    unknown = scaleenv("tools", "tiny_library", "nope", "--domains-dir", str(FIXTURES))
+    assert unknown.returncode == 2 and "unknown tool 'nope'" in unknown.stderr
+
+
+def test_shell_help_tool_prints_the_same_explanation():
+    shell = subprocess.run([sys.executable, "-m", "scaleenv_mcp", "shell", "tiny_library", "--domains-dir", str(FIXTURES)],
+                           input="help get_member\nquit\n", capture_output=True, text=True, timeout=120)
+    explained = scaleenv("tools", "tiny_library", "get_member", "--domains-dir", str(FIXTURES)).stdout
+    assert explained.strip().splitlines()[0] in shell.stdout and "parameters:" in shell.stdout
+
+
+def test_version_and_mcp_config_for_the_port_and_host_served():
+    version = scaleenv("--version")
+    assert version.returncode == 0 and version.stdout.startswith("scaleenv 0.")
+    config = json.loads(scaleenv("mcp-config", "tiny_library", "--http", "--port", "9100", "--host", "127.0.0.2",
+                                 "--domains-dir", str(FIXTURES)).stdout)
+    assert config["mcpServers"]["scaleenv-tiny_library"]["url"] == "http://127.0.0.2:9100/mcp/tiny_library"

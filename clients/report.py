@@ -57,8 +57,8 @@ def print_results(results: EvalResults, out: Path | None = None) -> None:
     view = Table(title=f"agent {stamp.agent} · user {stamp.user} · k={k} · tasks {stamp.tasks} · "
                        f"task set {stamp.task_set_hash[:12]}", title_justify="left")
     view.add_column("domain", no_wrap=True)
-    for column in ["tasks", "scored", "infra", f"avg@{k} [95% CI]", f"pass@{k} [95% CI]", f"pass^{k} [95% CI]",
-                   "table match"]:
+    for column in ["tasks", "scored", "infra", f"avg@{k} [95% Wilson]", f"pass@{k} [95% Wilson]",
+                   f"pass^{k} [95% Wilson]", "table match"]:
         view.add_column(column, justify="right", no_wrap=True)
     for row in rows:
         view.add_row(*row)

@@ -113,7 +113,7 @@ class EvalResults(BaseModel):
 
 
 def build_results(records: list[EpisodeRecord], stamp: RunStamp, k: int, seed: int) -> EvalResults:
-    overall, domains = summarise(records, k, seed)
+    overall, domains = summarise(records, k)
     ordered = sorted(records, key=lambda r: r.key)
     agent_tokens, user_tokens = TokenUsage(), TokenUsage()
     for record in ordered:

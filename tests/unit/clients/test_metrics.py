@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from clients.metrics import bootstrap_interval, pass_at_k, pass_hat_k, summarise
+from clients.metrics import pass_at_k, pass_hat_k, summarise, wilson_interval
 from clients.models import EpisodeRecord, EpisodeStatus, InfraKind, InfraRecord
 
 
@@ -59,10 +59,12 @@ def test_summary_counts_infrastructure_failures_apart_and_never_as_zero():
     assert {"avg@k", "pass@k", "pass^k"} <= set(dumped)
 
 
-def test_bootstrap_interval_is_seeded_and_brackets_the_mean():
+def test_wilson_interval_is_honest_for_small_samples():
+    low, high = wilson_interval([1.0] * 14)  # 14 of 14 passing: not certainty
+    assert (round(low, 2), high) == (0.78, 1.0)
     values = [0.0, 1.0, 1.0, 0.5, 0.0, 1.0, 0.25, 1.0]
-    low, high = bootstrap_interval(values, seed=7)
-    assert (low, high) == bootstrap_interval(values, seed=7)
-    assert low < sum(values) / len(values) < high and 0.0 <= low and high <= 1.0
-    assert bootstrap_interval([1.0, 1.0]) == (1.0, 1.0)
-    assert bootstrap_interval([]) == (0.0, 0.0)
+    low, high = wilson_interval(values)
+    assert 0.0 <= low < sum(values) / len(values) < high <= 1.0
+    # hand-computed: 5 of 10, z = 1.96 -> [0.2366, 0.7634]
+    assert [round(x, 4) for x in wilson_interval([1.0] * 5 + [0.0] * 5)] == [0.2366, 0.7634]
+    assert wilson_interval([]) == (0.0, 0.0)

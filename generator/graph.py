@@ -273,8 +273,9 @@ def build_graph(manifest: DomainManifest, observed: dict[str, dict[str, list[str
     return ToolGraphDocument(domain=manifest.slug, nodes=nodes, edges=edges, stats=stats)
 
 
-def write_graph(document: ToolGraphDocument, package_dir: Path) -> Path:
-    """Write ``graph.json`` into the package folder (derived data: rebuildable at any time)."""
-    path = package_dir / "graph.json"
+def write_graph(document: ToolGraphDocument, package_dir: Path, name: str = "graph.json") -> Path:
+    """Write ``graph.json`` into the package folder (derived data: rebuildable at any time), or
+    ``name`` in another folder (``scaleenv graph --out``)."""
+    path = package_dir / name
     path.write_text(document.to_json())
     return path

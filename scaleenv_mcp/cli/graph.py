@@ -16,7 +16,10 @@ def graph(
     domain: Annotated[str, typer.Argument(help="Slug of an installed domain, or a path to a domain folder.")],
     svg: Annotated[Path | None, typer.Option("--svg", help="Write an SVG drawing to this file.")] = None,
     mermaid: Annotated[Path | None, typer.Option("--mermaid", help="Write Mermaid flowchart text to this file.")] = None,
-    save: Annotated[bool, typer.Option("--save/--no-save", help="Write graph.json into the domain folder.")] = True,
+    save: Annotated[bool, typer.Option("--save/--no-save", help="Write graph.json into the domain folder (only "
+                                       "from a checkout: never into an installed package; see --out).")] = True,
+    out: Annotated[Path | None, typer.Option("--out", help="Write graph.json to this file instead of the domain "
+                                             "folder.")] = None,
     observed: Annotated[Path | None, typer.Option("--observed", help="Tables seen in validation, added to the manifest's: "
                                                   "a `scaleenv validate --json` report, or JSON "
                                                   "{tool: {reads: [...], writes: [...]}}.")] = None,
@@ -49,9 +52,17 @@ def graph(
             raise UsageError(f"--observed {observed}: {exc}") from None
     except ScaleEnvError as error:
         fail(error)
+    from scaleenv_mcp.cli.output import err_console
+    from scaleenv_mcp.domain.catalog import is_installed
+
     document = build_graph(package.manifest, seen)
-    if save:
-        write_graph(document, package.path)
+    target = out if out is not None else package.path / "graph.json" if save else None
+    if out is None and save and is_installed(package.path):
+        err_console.print(f"note: graph.json not written: {package.path} is inside an installed package; "
+                          "pass --out FILE to write it elsewhere", highlight=False)
+        target = None
+    if target is not None:
+        write_graph(document, target.parent, target.name)
     if svg:
         svg.write_text(render_svg(document))
     if mermaid:
@@ -65,6 +76,6 @@ def graph(
           [[stats.nodes, stats.edges, *stats.edges_by_type.values(), stats.density, stats.weak_components,
             f"{stats.longest_data_flow_length}{'' if stats.longest_path_exact else '+'}"]])
     console.print("longest path: " + " -> ".join(stats.longest_data_flow_path), highlight=False)
-    written = [str(p) for p in (package.path / "graph.json" if save else None, svg, mermaid) if p]
+    written = [str(p) for p in (target, svg, mermaid) if p]
     if written:
         console.print("wrote " + ", ".join(written), highlight=False)

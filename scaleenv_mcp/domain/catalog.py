@@ -11,7 +11,7 @@ from pathlib import Path
 
 from scaleenv_mcp.errors import UsageError
 
-__all__ = ["default_domain_dirs", "find_domains", "resolve_domain_path"]
+__all__ = ["default_domain_dirs", "find_domains", "is_installed", "resolve_domain_path"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent
 
@@ -53,3 +53,16 @@ def resolve_domain_path(name: str, dirs: list[Path] | None = None) -> Path:
         return found[name]
     known = ", ".join(sorted(found)) or "none"
     raise UsageError(f"unknown domain {name!r} (installed: {known}; or give a path to a domain folder)")
+
+
+def is_installed(path: Path) -> bool:
+    """True for a folder inside an installed package (site-packages, or the wheel's shipped
+    domains): commands that write derived files must not write there, only from a checkout."""
+    import site
+    import sysconfig
+
+    roots = {Path(p).resolve() for p in [*site.getsitepackages(), site.getusersitepackages(),
+                                          sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]}
+    roots.add(_PACKAGE_DIR / "shipped_domains")
+    resolved = path.resolve()
+    return any(resolved.is_relative_to(root) for root in roots)

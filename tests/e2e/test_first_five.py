@@ -167,3 +167,21 @@ def test_version_and_mcp_config_for_the_port_and_host_served():
     config = json.loads(scaleenv("mcp-config", "tiny_library", "--http", "--port", "9100", "--host", "127.0.0.2",
                                  "--domains-dir", str(FIXTURES)).stdout)
     assert config["mcpServers"]["scaleenv-tiny_library"]["url"] == "http://127.0.0.2:9100/mcp/tiny_library"
+
+
+def test_graph_never_writes_into_an_installed_package(tmp_path: Path):
+    """A domain under site-packages (as the wheel installs the shipped ones) is left alone: a note
+    says so and --out writes elsewhere; from a checkout graph.json is written beside the source."""
+    import sysconfig
+
+    from scaleenv_mcp.domain.catalog import is_installed
+
+    assert is_installed(Path(sysconfig.get_paths()["purelib"]) / "scaleenv_mcp" / "shipped_domains" / "smart_home")
+    assert not is_installed(FIXTURES / "tiny_library")
+    checkout = tmp_path / "tiny_library"
+    shutil.copytree(FIXTURES / "tiny_library", checkout)
+    (checkout / "graph.json").unlink(missing_ok=True)
+    written = scaleenv("graph", str(checkout))
+    assert written.returncode == 0 and (checkout / "graph.json").is_file()
+    out = tmp_path / "elsewhere.json"
+    assert scaleenv("graph", str(checkout), "--out", str(out)).returncode == 0 and out.is_file()

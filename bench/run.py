@@ -20,6 +20,7 @@ from bench.calls import bench_http, bench_memory_and_stdio, pick_call
 from bench.episodes import bench_episodes
 from bench.hostile import bench_hostile, render_hostile
 from bench.replay import bench_replay
+from bench.startup import bench_startup, render_startup
 
 REPO = Path(__file__).resolve().parents[1]
 # The issue's targets, keyed like the ratios (the part before "@"); calls/s applies at 16 and 64.
@@ -59,6 +60,20 @@ def run_validation_only(out: Path) -> dict[str, Any]:
         raise ValueError(f"{out} holds no full run to merge into: run `scaleenv bench` first")
     result["validation"] = bench_hostile()
     result["validation_environment"] = environment()
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def run_startup_only(out: Path, baseline: Path | None) -> dict[str, Any]:
+    """Only the start-up section (#28), merged into the results already in ``out``."""
+    result = json.loads(out.read_text()) if out.exists() else {}
+    if "environment" not in result:
+        raise ValueError(f"{out} holds no full run to merge into: run `scaleenv bench` first")
+    result["startup"] = bench_startup(REPO, baseline)
+    result["startup_environment"] = environment()
+    if baseline is not None:
+        result["startup_baseline"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=baseline, capture_output=True,
+                                                    text=True).stdout.strip()
     out.write_text(json.dumps(result, indent=2) + "\n")
     return result
 
@@ -118,6 +133,9 @@ def render_markdown(result: dict[str, Any]) -> str:
             lines += ["", f"(This section measured alone by `scaleenv bench --only validation` at commit "
                           f"`{measured['commit'][:12]}`, load average at start "
                           f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]
+    if result.get("startup"):
+        lines += render_startup(result["startup"], result.get("startup_environment", {}).get("commit"),
+                                result.get("startup_baseline"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")

@@ -96,7 +96,9 @@ def eval_command(
     results = _guarded(lambda: anyio.run(run_eval, config, print_progress))
     print_results(results, out)
     if results.overall.episodes == 0 and results.infra_failures:
-        err_console.print("[bold red]error:[/] every episode failed for infrastructure reasons", highlight=False)
+        first = results.infra_failures[0]  # the reason, not just the count: it is the same for all, usually
+        err_console.print(f"[bold red]error:[/] every episode failed for infrastructure reasons; the first "
+                          f"({first.key}): {first.kind.value}: {first.message}", highlight=False)
         raise typer.Exit(EXIT_ENV)
 
 

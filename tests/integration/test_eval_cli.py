@@ -90,5 +90,7 @@ def test_exit_codes_usage_and_harness_failure(library: Path, tmp_path: Path):
                                "http://127.0.0.1:9", "--control-url", "http://127.0.0.1:9",
                                "--token-file", str(tmp_path / "token"), "--out", str(tmp_path / "dead")])
     assert dead.exit_code == 3, dead.output
+    assert "every episode failed for infrastructure reasons; the first" in " ".join(dead.output.split())
+    assert "transport:" in dead.output  # the reason itself, not only a count (#28)
     records = [json.loads(x) for x in _lines(tmp_path / "dead" / "episodes.jsonl")]
     assert len(records) == 2 and {(r["status"], r["infra"]["kind"]) for r in records} == {("infra_failure", "transport")}

@@ -134,8 +134,7 @@ def render_markdown(result: dict[str, Any]) -> str:
                           f"`{measured['commit'][:12]}`, load average at start "
                           f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]
     if result.get("startup"):
-        lines += render_startup(result["startup"], result.get("startup_environment", {}).get("commit"),
-                                result.get("startup_baseline"))
+        lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")

@@ -84,7 +84,7 @@ def bench_startup(checkout: Path, baseline: Path | None, domains: int = 8) -> di
     return result
 
 
-def render_startup(startup: dict[str, Any], commit: str | None = None, baseline: str | None = None) -> list[str]:
+def render_startup(startup: dict[str, Any], measured: dict[str, Any] | None = None, baseline: str | None = None) -> list[str]:
     labels = {"bind_s": "serve: listener bound", "all_online_warm_s": "serve: every domain online (warm record)",
               "domains_s": "`scaleenv domains`", "tools_s": "`scaleenv tools smart_home`",
               "call_s": "`scaleenv call smart_home identify_user`", "shell_s": "`scaleenv shell smart_home` to prompt (quits)"}
@@ -96,6 +96,8 @@ def render_startup(startup: dict[str, Any], commit: str | None = None, baseline:
              "| measure | before s | after s |", "| --- | --- | --- |"]
     for key, label in labels.items():
         lines.append(f"| {label} | {before.get(key, '')} | {startup['after'][key]} |")
-    if commit:
-        lines += ["", f"(Measured by `scaleenv bench --only startup` at commit `{commit[:12]}`.)"]
+    if measured:
+        lines += ["", f"(Measured by `scaleenv bench --only startup` at commit `{measured['commit'][:12]}`, load average "
+                      f"at start {', '.join(f'{x:.1f}' for x in measured['load_average'])} on {measured['cpus']} CPUs: "
+                      "'after' runs first, so a load that falls during the run favours 'before'.)"]
     return lines

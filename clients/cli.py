@@ -31,6 +31,7 @@ def eval_command(
     user: Annotated[str, typer.Option(help="Simulated user: scripted | openai:MODEL")] = "scripted",
     split: Annotated[str | None, typer.Option(help="Only tasks of this split: train | test.")] = None,
     tasks: Annotated[str | None, typer.Option("--tasks", help="Comma-separated globs on task ids, e.g. 'lend-*'.")] = None,
+    num_tasks: Annotated[int | None, typer.Option(min=1, help="Run N of the selected tasks, drawn with --seed.")] = None,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task: the k of avg@k, pass@k, pass^k.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Episodes run at once.")] = 4,
     seed: Annotated[int, typer.Option(help="Root seed of every episode's agent, user and LLM calls.")] = 0,
@@ -79,7 +80,8 @@ def eval_command(
         err_console.print("[bold red]error:[/] give --domains and --agent (or --regrade to re-score a run)")
         raise typer.Exit(EXIT_USAGE)
     try:
-        config = EvalConfig(domains=domains, domain_dirs=domains_dir or [], split=split, tasks=tasks, agent=agent,
+        config = EvalConfig(domains=domains, domain_dirs=domains_dir or [], split=split, tasks=tasks, num_tasks=num_tasks,
+                            agent=agent,
                             user=user, trials=trials, concurrency=concurrency, seed=seed, out=out, base_url=base_url,
                             url=url, control_url=control_url, token_file=token_file, resume=resume,
                             max_turns=max_turns, max_calls=max_calls, temperature=temperature,

@@ -28,6 +28,8 @@ class EvalConfig(BaseModel):
     domain_dirs: list[Path] = Field(default_factory=list, description="Extra folders to find domains in.")
     split: Literal["train", "test"] | None = Field(default=None, description="Only tasks of this split.")
     tasks: str | None = Field(default=None, description="Comma-separated globs on task ids (or domain/id).")
+    num_tasks: int | None = Field(default=None, ge=1, description="Run this many of the selected tasks, drawn with "
+                                  "the root seed (the same seed, the same tasks).")
     agent: str = Field(description="oracle | noop | random | openai:MODEL")
     user: str = Field(default="scripted", description="scripted | openai:MODEL")
     trials: int = Field(default=1, ge=1, description="Trials per task (k of avg@k, pass@k, pass^k).")
@@ -56,7 +58,7 @@ class EvalConfig(BaseModel):
 
 
 # Fields that define the work and its numbers: a resumed run must agree on all of them.
-RESUME_KEYS = ("split", "tasks", "agent", "user", "trials", "seed", "max_turns", "max_calls", "temperature",
+RESUME_KEYS = ("split", "tasks", "num_tasks", "agent", "user", "trials", "seed", "max_turns", "max_calls", "temperature",
                "agent_max_tokens", "user_max_tokens")
 
 

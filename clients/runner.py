@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import shutil
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import Any
@@ -29,11 +30,12 @@ from clients.store import RunStore
 from clients.task_set import TaskSet, load_task_set
 from clients.user_sim import build_user
 from scaleenv_mcp.domain.task import Task
-from scaleenv_mcp.errors import UsageError
+from scaleenv_mcp.errors import HarnessError, UsageError
 
 __all__ = ["episode_key", "episode_seed", "gather_all", "run_eval"]
 
 Progress = Callable[[EpisodeRecord, int, int], None]
+EARLY_STOP = 4  # episodes that all failed for infrastructure reasons before the run stops: the rest would too
 
 
 def episode_key(task: Task, trial: int) -> str:
@@ -153,21 +155,34 @@ async def run_eval(config: EvalConfig, progress: Progress | None = None) -> Eval
     user = parse_role(config.user, USER_KINDS, "--user")
     if "openai" in (agent.kind, user.kind) and not config.base_url and not os.environ.get("OPENAI_API_KEY"):
         raise UsageError("openai: roles need --base-url (an OpenAI-compatible endpoint) or OPENAI_API_KEY")
-    tasks = load_task_set(config.domains, config.domain_dirs, config.split, config.tasks)
+    tasks = load_task_set(config.domains, config.domain_dirs, config.split, config.tasks, config.num_tasks, config.seed)
     store = RunStore(config.out)
     if store.has_run() and not config.resume:
         raise UsageError(f"{config.out} already holds a run: pass --resume to continue it, or choose another --out")
+    created = not config.out.exists()
     store.prepare()
     finished = {k for k, r in store.records().items() if r.status is EpisodeStatus.completed}
     saved = _check_resumable(store.read_json(store.run_path, RunRecord), config, tasks.hash) if finished else None
     work = [(t, i) for t in tasks.tasks for i in range(config.trials) if episode_key(t, i) not in finished]
     if work:
-        stamp = await _run_work(config, tasks, agent, user, store, work, progress)
+        try:
+            stamp = await _run_work(config, tasks, agent, user, store, work, progress)
+        except BaseException:
+            if created and not any(r.status is EpisodeStatus.completed for r in store.records().values()):
+                shutil.rmtree(config.out, ignore_errors=True)  # nothing worth keeping; the retry starts clean
+            raise
     else:  # everything finished already: nothing to start a host for
         assert saved is not None
         stamp = saved.stamp
     keys = {episode_key(t, i) for t in tasks.tasks for i in range(config.trials)}
     records = [r for k, r in store.records().items() if k in keys]
+    lost = [r for r in records if r.infra is not None]
+    if created and lost and len(lost) == len(records):
+        shutil.rmtree(config.out, ignore_errors=True)  # nothing worth keeping; the retry starts clean
+        first = lost[0]
+        assert first.infra is not None
+        raise HarnessError(f"every episode failed for infrastructure reasons; the first ({first.key}): "
+                           f"{first.infra.kind.value}: {first.infra.message} ({config.out} was removed)")
     results = build_results(records, stamp, config.trials, config.seed)
     store.write_json(store.results_path, results)
     return results
@@ -182,15 +197,19 @@ async def _run_work(config: EvalConfig, tasks: TaskSet, agent: RoleSpec, user: R
         store.write_json(store.run_path, RunRecord(config=config.model_copy(update={"resume": False}), stamp=stamp))
         run = _Run(config, conn, llm, agent, user, store)
         gate = asyncio.Semaphore(config.concurrency)
-        total, done = len(work), 0
+        total, done, failed = len(work), 0, 0
 
         async def one(task: Task, trial: int) -> None:
-            nonlocal done
+            nonlocal done, failed
             async with gate:
                 record = await run.episode(task, trial)
             done += 1
+            failed += record.status is EpisodeStatus.infra_failure
             if progress:
                 progress(record, done, total)
+            if failed == done == min(EARLY_STOP, total) and done < total and record.infra is not None:
+                raise HarnessError(f"the first {done} episodes all failed for infrastructure reasons, so the run "
+                                   f"stopped; the last: {record.infra.kind.value}: {record.infra.message}")
 
         await gather_all(one(task, trial) for task, trial in work)
     return stamp

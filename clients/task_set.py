@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import random
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -33,8 +34,9 @@ def _matches(task: Task, patterns: list[str]) -> bool:
 
 
 def load_task_set(domains: list[str], domain_dirs: list[Path] | None = None, split: str | None = None,
-                  tasks: str | None = None) -> TaskSet:
-    """The tasks of ``domains`` in ``split`` whose id matches one of the comma-separated ``tasks`` globs.
+                  tasks: str | None = None, num_tasks: int | None = None, seed: int = 0) -> TaskSet:
+    """The tasks of ``domains`` in ``split`` whose id matches one of the comma-separated ``tasks`` globs;
+    with ``num_tasks``, that many of them drawn with ``seed`` (the same flags, the same tasks).
 
     Raises:
         UsageError: unknown domain, nothing selected, or a selected task without gold.
@@ -60,6 +62,8 @@ def load_task_set(domains: list[str], domain_dirs: list[Path] | None = None, spl
     if not selected:
         raise UsageError(f"no task matches (domains {', '.join(domains)}, split {split or 'any'}, tasks {tasks or '*'})")
     selected.sort(key=lambda t: (t.domain, t.id))
+    if num_tasks is not None and num_tasks < len(selected):
+        selected = sorted(random.Random(f"{seed}:num-tasks").sample(selected, num_tasks), key=lambda t: (t.domain, t.id))
     ungraded = [f"{t.domain}/{t.id}" for t in selected if t.gold is None]
     if ungraded:
         raise UsageError(f"tasks without a gold state cannot be scored: {', '.join(ungraded[:5])}")

@@ -92,5 +92,24 @@ def test_exit_codes_usage_and_harness_failure(library: Path, tmp_path: Path):
     assert dead.exit_code == 3, dead.output
     assert "every episode failed for infrastructure reasons; the first" in " ".join(dead.output.split())
     assert "transport:" in dead.output  # the reason itself, not only a count (#28)
-    records = [json.loads(x) for x in _lines(tmp_path / "dead" / "episodes.jsonl")]
-    assert len(records) == 2 and {(r["status"], r["infra"]["kind"]) for r in records} == {("infra_failure", "transport")}
+    assert not (tmp_path / "dead").exists()  # the folder this run made holds nothing worth keeping: a retry starts clean
+    # With more tasks than the early stop, the run stops once its first episodes all failed that way.
+    stopped = runner.invoke(app, ["--domains", domain, "--agent", "oracle", "--trials", "3", "--concurrency", "1", "--url",
+                                  "http://127.0.0.1:9", "--control-url", "http://127.0.0.1:9",
+                                  "--token-file", str(tmp_path / "token"), "--out", str(tmp_path / "dead")])
+    assert stopped.exit_code == 3, stopped.output
+    assert "the first 4 episodes all failed for infrastructure reasons" in " ".join(stopped.output.split())
+    assert not (tmp_path / "dead").exists()
+
+
+def test_num_tasks_draws_the_same_tasks_for_the_same_seed(library: Path):
+    from clients.task_set import load_task_set
+
+    domain = [str(library / "tiny_library")]
+    every = load_task_set(domain)
+    assert len(every.tasks) > 3
+    two = load_task_set(domain, num_tasks=2, seed=7)
+    assert len(two.tasks) == 2 and {t.id for t in two.tasks} <= {t.id for t in every.tasks}
+    assert load_task_set(domain, num_tasks=2, seed=7).hash == two.hash
+    assert {load_task_set(domain, num_tasks=2, seed=s).hash for s in range(6)} != {two.hash}  # the seed draws
+    assert load_task_set(domain, num_tasks=99).hash == every.hash

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -69,12 +70,23 @@ def mcp_config(
                                       "(with --http).")] = 8765,
     host: Annotated[str, typer.Option(help="Address of the running host, as given to `scaleenv serve --host` "
                                       "(with --http).")] = "127.0.0.1",
+    install: Annotated[str | None, typer.Option(help="Write the entry into this client's config file instead of "
+                                                "printing it: claude-desktop, cursor (global ~/.cursor/mcp.json) or "
+                                                "vscode (this folder's .vscode/mcp.json).")] = None,
+    config_file: Annotated[Path | None, typer.Option(help="With --install: the config file to write (default: "
+                                                     "where that client looks).")] = None,
     domains_dir: DomainsDirOption = None,
 ) -> None:
-    """Print the JSON block desktop MCP clients paste (absolute paths; never a token)."""
+    """Print the JSON block desktop MCP clients paste (absolute paths; never a token), or --install it.
+
+    Examples:
+      scaleenv mcp-config smart_home
+      scaleenv mcp-config smart_home --install cursor
+      scaleenv mcp-config smart_home --http --port 8765 --install vscode
+    """
     import sys
 
-    from scaleenv_mcp.cli.output import fail, print_json
+    from scaleenv_mcp.cli.output import console, fail, print_json
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
 
@@ -83,10 +95,27 @@ def mcp_config(
     except ScaleEnvError as error:
         fail(error)
     name = f"scaleenv-{path.name}"
+    command = [sys.executable, "-m", "scaleenv_mcp", "serve", "--stdio", str(path)]
+    url = None
     if http:
         from scaleenv_mcp.host.bind import display_host
 
-        entry: dict[str, object] = {"type": "http", "url": f"http://{display_host(host)}:{port}/mcp/{path.name}"}
-    else:
-        entry = {"command": sys.executable, "args": ["-m", "scaleenv_mcp", "serve", "--stdio", str(path)]}
-    print_json({"mcpServers": {name: entry}})
+        url = f"http://{display_host(host)}:{port}/mcp/{path.name}"
+    if install is None:
+        entry: dict[str, object] = ({"type": "http", "url": url} if url else
+                                    {"command": command[0], "args": command[1:]})
+        print_json({"mcpServers": {name: entry}})
+        return
+    from scaleenv_mcp.cli.client_config import CLIENTS, client_entry, default_config_path, install_entry
+    from scaleenv_mcp.errors import UsageError
+
+    try:
+        if install not in CLIENTS:
+            raise UsageError(f"unknown client {install!r}: choose one of {', '.join(CLIENTS)}")
+        key, entry = client_entry(install, None if url else command, url)  # type: ignore[arg-type]
+        target = config_file or default_config_path(install)  # type: ignore[arg-type]
+        done = install_entry(target, key, name, entry)
+    except (ScaleEnvError, OSError) as error:
+        fail(error)
+    console.print(f"{done} {name} in {target}" + ("" if done == "unchanged" else "; restart the client to load it"),
+                  highlight=False)

@@ -1,12 +1,14 @@
 """Draw a tool graph document: a self-contained SVG and Mermaid text, both deterministic.
 
 There is no graphviz on the machines this runs on, so the layout is our own: columns by
-breadth-first depth from the root tools over the id data-flow and precondition edges
-(back edges of cycles dropped in name order), nodes ordered in each column by the mean
-position of their predecessors. Real domains have hundreds of data-flow edges (an id like
-home_id feeds most tools), so the picture draws the breadth-first tree of data flow (how
-each tool is first reached) plus every declared condition edge, and state edges only when
-few; the legend says how many of each were drawn. graph.json has them all.
+dependency depth (the longest chain of id data-flow and condition edges that leads to a
+tool; back edges of cycles dropped in name order), so a tool stands right of everything it
+needs. Real domains have hundreds of data-flow edges (an id like home_id feeds most tools),
+so the picture draws one source per tool, taken from the column just before it, preferring a
+read over a write and the tool that needs the fewest inputs (``find_homes`` feeds ``get_home``,
+not ``acknowledge_alarm_event``, which merely echoes the id), plus every declared condition
+edge, and state edges only when few. Children sit next to their source, so drawn edges rarely
+cross. The legend's counts add up to graph.json's.
 """
 
 from __future__ import annotations
@@ -30,55 +32,43 @@ def _structural(edge: GraphEdge) -> bool:
 
 
 def layered_layout(document: ToolGraphDocument) -> tuple[list[list[str]], dict[str, str]]:
-    """Nodes in columns (breadth-first depth in the structural DAG) and each node's tree parent."""
+    """Nodes in columns (dependency depth in the structural DAG) and each node's drawn source."""
     dag = nx.DiGraph()
     dag.add_nodes_from(n.name for n in document.nodes)
     for edge in document.edges:
         if _structural(edge) and edge.source != edge.target:
             dag.add_edge(edge.source, edge.target)
-    # Remove back edges found by a depth-first search in name order (deterministic).
-    visited: set[str] = set()
-    on_stack: set[str] = set()
-    back: list[tuple[str, str]] = []
+    full = dag.copy()  # with its cycles
+    # Depth: steps from the entry tools (those that need no other tool's output, judged before
+    # cycles are cut, so a tool on a cycle is not mistaken for one); a tool only on cycles counts as one.
+    entries = sorted(n for n in full.nodes if full.in_degree(n) == 0) or sorted(full.nodes)[:1]
+    depth = dict(nx.multi_source_dijkstra_path_length(full, entries, weight=lambda u, v, d: 1))
+    while len(depth) < len(full):
+        start = min(n for n in full.nodes if n not in depth)
+        base = max(depth.values(), default=-1) + 1
+        for node, steps in nx.single_source_shortest_path_length(full, start).items():
+            depth.setdefault(node, base + steps)
+    dag.remove_edges_from([(u, v) for u, v in list(dag.edges) if depth[u] >= depth[v]])
+    writing = {n.name for n in document.nodes if n.writing}
+    needs = {n: dag.in_degree(n) for n in dag.nodes}
 
-    def visit(node: str) -> None:
-        visited.add(node)
-        on_stack.add(node)
-        for succ in sorted(dag.successors(node)):
-            if succ in on_stack:
-                back.append((node, succ))
-            elif succ not in visited:
-                visit(succ)
-        on_stack.discard(node)
+    def source_rank(name: str) -> tuple[bool, int, str]:
+        return (name in writing, needs[name], name)
 
-    for node in sorted(dag.nodes):
-        if node not in visited:
-            visit(node)
-    dag.remove_edges_from(back)
-    depth: dict[str, int] = {n: 0 for n in sorted(dag.nodes) if dag.in_degree(n) == 0}
-    parent: dict[str, str] = {}
-    frontier = sorted(depth)
-    while frontier:
-        following = []
-        for node in frontier:
-            for succ in sorted(dag.successors(node)):
-                if succ not in depth:
-                    depth[succ] = depth[node] + 1
-                    parent[succ] = node
-                    following.append(succ)
-        frontier = sorted(following)
+    parent = {node: min(sources, key=source_rank) for node in dag.nodes
+              if (sources := [p for p in dag.predecessors(node) if depth[p] == depth[node] - 1])}
     columns: dict[int, list[str]] = defaultdict(list)
     for node in sorted(depth):
         columns[depth[node]].append(node)
     layers = [columns[d] for d in sorted(columns)]
     position: dict[str, float] = {}
     for index, layer in enumerate(layers):
-        def barycenter(name: str) -> tuple[float, str]:
+        def beside_source(name: str) -> tuple[float, float, str]:
             preds = [position[p] for p in dag.predecessors(name) if p in position]
-            return (sum(preds) / len(preds) if preds else float(len(layer)), name)
+            mean = sum(preds) / len(preds) if preds else float(len(layer))
+            return (position.get(parent.get(name, ""), mean), mean, name)
 
-        if index:
-            layer.sort(key=barycenter)
+        layer.sort(key=beside_source if index else source_rank)
         for row, name in enumerate(layer):
             position[name] = float(row)
     return layers, parent
@@ -110,7 +100,8 @@ def render_svg(document: ToolGraphDocument) -> str:
             return edge.key and (edge.source, edge.target) in tree
         return edge.type is not EdgeType.state or draw_state
 
-    flow_total = sum(1 for e in document.edges if e.type is EdgeType.data_flow and e.key)
+    flow_total = sum(1 for e in document.edges if e.type is EdgeType.data_flow)
+    flow_ids = sum(1 for e in document.edges if e.type is EdgeType.data_flow and e.key)
     flow_drawn = sum(1 for e in document.edges if e.type is EdgeType.data_flow and drawn(e))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width_total:.0f}" height="{height:.0f}" '
            f'viewBox="0 0 {width_total:.0f} {height:.0f}" font-family="Helvetica, Arial, sans-serif" font-size="12">',
@@ -120,8 +111,9 @@ def render_svg(document: ToolGraphDocument) -> str:
                for k, c in sorted(_COLORS.items())) + '</defs>',
            '<rect width="100%" height="100%" fill="white"/>',
            f'<text x="{_PAD}" y="{_PAD}" font-size="15" font-weight="bold">{escape(document.domain)}: tool dependency graph</text>']
-    legend = [f"{document.stats.nodes} tools (writing tools shaded); blue: id data flow, {flow_drawn} of {flow_total} "
-              "drawn (breadth-first tree)",
+    legend = [f"{document.stats.nodes} tools (writing tools shaded), columns by dependency depth; blue: data flow, "
+              f"{flow_drawn} of {flow_total} drawn (one source per tool; {flow_total - flow_ids} over non-id fields "
+              "and the other id edges are in graph.json)",
               "orange: precondition; purple: postcondition; "
               + ("grey: state" if draw_state else f"state edges not drawn ({len(state_edges)})")
               + f"; longest data-flow path: {document.stats.longest_data_flow_length} tools"]

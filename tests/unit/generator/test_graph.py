@@ -108,3 +108,19 @@ def test_graph_command_writes_graph_json_svg_and_mermaid(tmp_path: Path):
     assert json.loads(result.output)["stats"]["nodes"] == 6
     assert json.loads((package / "graph.json").read_text()) == json.loads(result.output)
     assert (tmp_path / "g.svg").read_text().startswith("<svg") and "flowchart" in (tmp_path / "g.mmd").read_text()
+
+
+def test_the_picture_of_a_dense_domain_reads_left_to_right():
+    """smart_home: every tool echoes home_id, so each tool's drawn source must be the one that
+    finds the id (a read needing least), never a write that merely returns it (#28)."""
+    shipped = Path(__file__).resolve().parents[3] / "domains" / "smart_home"
+    document = build_graph(load_domain(shipped).manifest)
+    layers, parent = layered_layout(document)
+    writing = {n.name for n in document.nodes if n.writing}
+    assert "acknowledge_alarm_event" not in layers[0] and parent["acknowledge_alarm_event"] == "list_alarm_events"
+    assert parent["get_home"] == "find_homes"
+    column = {name: i for i, layer in enumerate(layers) for name in layer}
+    assert all(column[p] == column[c] - 1 for c, p in parent.items())  # one column back, never a loop
+    assert not any(p in writing for p in parent.values())  # smart_home: every id is found by some read
+    flows = sum(1 for e in document.edges if e.type.value == "data_flow")
+    assert flows == document.stats.edges_by_type["data_flow"] and f"of {flows} drawn" in render_svg(document)

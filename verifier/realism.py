@@ -227,8 +227,8 @@ def realism_report(manifest: DomainManifest, tasks: list[Task], seed: dict[str, 
         single_principal=single, one_call_all_stated=stated,
         mean_gold_length=round(sum(len(t.actions) for t in tasks) / count, 3),
         without_read=sum(1 for t in tasks if all(a.tool in writing for a in t.actions)),
-        information_tasks=sum(1 for t in tasks if t.kind == "information"
-                              or (t.communicate and not any(a.tool in writing for a in t.actions))),
+        information_tasks=sum(1 for t in tasks if t.kind == "information" or (
+            t.kind == "action" and t.communicate and not any(a.tool in writing for a in t.actions))),
         refusal_tasks=sum(1 for t in tasks if t.kind == "refusal"),
         with_communicate=sum(1 for t in tasks if t.communicate),
     ).measure_targets()

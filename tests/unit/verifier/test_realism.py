@@ -91,12 +91,14 @@ def test_a_communicate_fact_must_be_in_a_gold_result():
 
 def test_the_report_counts_what_a_reviewer_looks_at():
     tasks = [_task("Return Dune.", [IDENTIFY, RETURN]), _task("Return LN-00001", [RETURN], persona=None),
-             _task("When is Dune due?", [IDENTIFY], communicate=["2026-03-24"])]
+             _task("When is Dune due?", [IDENTIFY], communicate=["2026-03-24"]),
+             _task("Renew Dune.", [IDENTIFY], communicate=["2026-03-01"]).model_copy(update={"kind": "refusal"})]
     tasks[1].user.known = {"acting_member_id": "MEM-00001", "loan_id": "LN-00001"}
     report = realism_report(MANIFEST, tasks, SEED)
-    assert (report.tasks, report.user_text_with_internal_ids, report.openings_with_internal_ids) == (3, 1, 1)
-    assert (report.one_call_all_stated, report.without_read, report.information_tasks) == (2, 1, 1)
-    assert report.mean_gold_length == round(4 / 3, 3) and report.single_principal == 3
+    assert (report.tasks, report.user_text_with_internal_ids, report.openings_with_internal_ids) == (4, 1, 1)
+    # a refusal that tells its reason is a refusal, not an information task
+    assert (report.one_call_all_stated, report.without_read, report.information_tasks, report.refusal_tasks) == (3, 1, 1, 1)
+    assert report.mean_gold_length == round(5 / 4, 3) and report.single_principal == 4
 
 
 def test_a_gold_write_on_a_row_a_policy_only_rule_forbids_is_named():

@@ -50,7 +50,9 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
                 try:
                     for action in task.actions:
                         await host.registry.call(episode.id, action.tool, action.arguments)
-                    found[task.id] = await host.registry.fingerprint(episode.id)
+                    # The reference full scan: the parent's gold_fingerprint gate used the change set,
+                    # so agreement here also checks the incremental fingerprint against it.
+                    found[task.id] = await host.registry.fingerprint(episode.id, full=True)
                 except Exception as error:  # reported per task; the parent decides
                     found[task.id] = f"error: {type(error).__name__}: {error}"
                 finally:

@@ -250,28 +250,36 @@ class EpisodeRegistry:
             duration_ms=round(outcome.duration_ms, 3)))
 
     # -- state ------------------------------------------------------------------------------
-    async def fingerprint(self, episode_id: str) -> str:
+    async def fingerprint(self, episode_id: str, full: bool = False) -> str:
+        """The state's fingerprint, from its change set; ``full`` recomputes it from every row (the reference)."""
         episode = self.get(episode_id)
-        return await self._request(episode.worker, ("fingerprint", episode_id))
+        return await self._request(episode.worker, ("fingerprint", episode_id, full))
+
+    async def state_stats(self, episode_id: str) -> dict[str, int]:
+        """How many of the episode's fingerprints and diffs came from its change set, and how many from a full scan."""
+        episode = self.get(episode_id)
+        return await self._request(episode.worker, ("episode_stats", episode_id))
 
     async def dump(self, episode_id: str, tables: list[str] | None = None) -> dict[str, Any]:
         episode = self.get(episode_id)
         return await self._request(episode.worker, ("dump", episode_id, tables))
 
-    async def diff(self, episode_id: str, against: str | None = None) -> StateDiff:
-        """Diff from the start state, or from a snapshot id, or from another episode id."""
+    async def diff(self, episode_id: str, against: str | None = None, full: bool = False) -> StateDiff:
+        """Diff from the start state, or from a snapshot id, or from another episode id.
+
+        From the two states' change sets; ``full`` compares every row instead (the reference)."""
         episode = self.get(episode_id)
         if against is None or against == "start":
-            payload = await self._request(episode.worker, ("diff", episode_id, None, None))
+            payload = await self._request(episode.worker, ("diff", episode_id, None, None, full))
         elif against in self.snapshots:
-            payload = await self._request(episode.worker, ("diff", episode_id, self.snapshots[against][1], None))
+            payload = await self._request(episode.worker, ("diff", episode_id, self.snapshots[against][1], None, full))
         else:
             other = self.get(against)
             if other.worker is episode.worker:
-                payload = await self._request(episode.worker, ("diff", episode_id, None, against))
+                payload = await self._request(episode.worker, ("diff", episode_id, None, against, full))
             else:
                 data = await self._request(other.worker, ("snapshot", against))
-                payload = await self._request(episode.worker, ("diff", episode_id, data, None))
+                payload = await self._request(episode.worker, ("diff", episode_id, data, None, full))
         return StateDiff.model_validate(payload)
 
     async def reward(self, episode_id: str, messages: list[str] | None = None) -> RewardReport:

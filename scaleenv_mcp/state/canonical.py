@@ -13,7 +13,7 @@ from typing import Any
 
 from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
 
-__all__ = ["CanonicalTable", "canonical_value", "dump_state", "list_tables"]
+__all__ = ["CanonicalTable", "canonical_row", "canonical_value", "dump_state", "list_tables", "table_shape"]
 
 Scalar = int | float | str | None
 
@@ -62,21 +62,27 @@ def list_tables(conn: sqlite3.Connection) -> list[str]:
     return [n for (n,) in names if not n.startswith(INTERNAL_TABLE_PREFIX) and not n.startswith("sqlite_")]
 
 
-def _primary_key(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[str]]:
+def table_shape(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[str]]:
+    """Columns in schema order and primary-key columns (all columns when there is no primary key)."""
     info = conn.execute(f'PRAGMA table_info("{table}")').fetchall()
     columns = [row[1] for row in info]
     pk = [row[1] for row in sorted((r for r in info if r[5]), key=lambda r: r[5])]
     return columns, pk or columns
 
 
+def canonical_row(columns: list[str], raw: tuple) -> dict[str, Scalar]:
+    """One row as read from SQLite, in canonical form, keyed by column name."""
+    return {c: canonical_value(v) for c, v in zip(columns, raw)}
+
+
 def dump_state(conn: sqlite3.Connection, tables: list[str] | None = None) -> dict[str, CanonicalTable]:
     """Read every user table (or the named ones) into canonical form."""
     result: dict[str, CanonicalTable] = {}
     for table in tables if tables is not None else list_tables(conn):
-        columns, pk = _primary_key(conn, table)
+        columns, pk = table_shape(conn, table)
         rows: dict[tuple, dict[str, Scalar]] = {}
         for raw in conn.execute(f'SELECT * FROM "{table}"'):
-            row = {c: canonical_value(v) for c, v in zip(columns, raw)}
+            row = canonical_row(columns, raw)
             rows[tuple(row[k] for k in pk)] = row
         result[table] = CanonicalTable(table, columns, pk, rows)
     return result

@@ -2,7 +2,8 @@
 
 What it guards (tests/unit/state/test_containment.py): tool SQL cannot ATTACH or DETACH,
 change pragmas, load extensions, touch the internal ``_scaleenv_*`` tables, call
-``random()``/``randomblob()``, or see the wall clock: SQLite's date and time functions are
+``random()``/``randomblob()`` (only the change-tracking triggers write their change table),
+or see the wall clock: SQLite's date and time functions are
 replaced so that ``'now'`` (and CURRENT_TIMESTAMP and friends) mean the episode clock.
 
 Caveat: Python's sqlite3 statement cache re-executes prepared statements without asking
@@ -17,6 +18,9 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+
+CHANGES_TABLE = "_scaleenv_changes"  # scaleenv_mcp.state.tracking's change table and trigger names
+TRIGGER_PREFIX = "_scaleenv_track_"
 
 __all__ = ["AccessLog", "ConnectionGuard", "open_connection"]
 
@@ -67,6 +71,10 @@ class ConnectionGuard:
             return sqlite3.SQLITE_OK
         table = arg1 or ""
         if table.startswith(INTERNAL_TABLE_PREFIX):
+            # Only the change-tracking triggers (installed by the host; tool code cannot create
+            # triggers) may touch their change table, and that access is not the tool's own.
+            if table == CHANGES_TABLE and (trigger or "").startswith(TRIGGER_PREFIX):
+                return sqlite3.SQLITE_OK
             return self._deny(f"table {table} is internal")
         # sqlite_* tables pass: SQLite itself refuses writes to them without PRAGMA
         # writable_schema (refused above), and json_each()'s constructor asks for them.
@@ -142,6 +150,7 @@ def open_connection(
     if serialized is not None:
         conn.deserialize(serialized)
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA recursive_triggers = ON")  # REPLACE's implicit deletes must reach the tracking triggers
     if max_pages is not None:
         conn.execute(f"PRAGMA max_page_count = {int(max_pages)}")
     conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max_length)

@@ -15,6 +15,7 @@ from typing import Any
 from scaleenv_mcp.domain.task import RowOp
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.tracking import install_tracking
 
 __all__ = ["StartStateCache", "apply_row_ops", "build_start_state", "insert_rows"]
 
@@ -52,15 +53,17 @@ def apply_row_ops(conn: sqlite3.Connection, ops: Iterable[RowOp]) -> None:
 def build_start_state(
     schema_sql: str, seed: dict[str, list[dict[str, Any]]] | None, ops: Iterable[RowOp] = ()
 ) -> bytes:
-    """Serialized database: schema, then seed rows (unless None), then row ops, then id counters."""
+    """Serialized database: schema, seed rows (unless None), change tracking, row ops, id counters."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute("PRAGMA recursive_triggers = ON")
         conn.executescript(schema_sql)
         conn.execute("BEGIN")
         conn.execute("PRAGMA defer_foreign_keys = ON")
         for table, rows in (seed or {}).items():
             insert_rows(conn, table, rows)
+        install_tracking(conn)  # before the task's row ops: changes are tracked relative to the seed
         apply_row_ops(conn, ops)
         conn.execute("COMMIT")
         install_id_counters(conn)

@@ -9,6 +9,7 @@ it and any error rolls back its writes, id counters included.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import resource
@@ -16,6 +17,8 @@ import signal
 import sqlite3
 import traceback
 from multiprocessing.connection import Connection
+from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import jsonschema
@@ -31,6 +34,7 @@ from scaleenv_mcp.state.facade import ToolContext
 from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
 from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state
+from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
 from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
 
 __all__ = ["run_worker"]
@@ -52,14 +56,18 @@ class _LoadedDomain:
 
 
 class _Episode:
-    __slots__ = ("conn", "guard", "ctx", "start", "domain")
+    __slots__ = ("conn", "guard", "ctx", "start", "start_key", "domain", "stats")
 
-    def __init__(self, conn: sqlite3.Connection, guard: ConnectionGuard, start: bytes, domain: _LoadedDomain) -> None:
+    def __init__(self, conn: sqlite3.Connection, guard: ConnectionGuard, start: bytes, domain: _LoadedDomain,
+                 start_key: str = "") -> None:
         self.conn = conn
         self.guard = guard
         self.ctx = ToolContext(conn, guard, domain.manifest.clock)
         self.start = start
+        self.start_key = start_key
         self.domain = domain
+        # How this episode's fingerprints and diffs were answered: from the change set, or by a full scan.
+        self.stats = {"tracked": 0, "full_scans": 0}
 
 
 class Worker:
@@ -70,6 +78,8 @@ class Worker:
         self.episodes: dict[str, _Episode] = {}
         self.start_states = StartStateCache()
         self.max_pages = max_pages
+        self.bases: dict[str, BaseState | None] = {}  # data key -> seed state read once (None: not tracked)
+        self.start_overlays: OrderedDict[tuple[str, str], Overlay | None] = OrderedDict()
 
     def handle(self, message: tuple) -> tuple[str, Any]:
         op, *args = message
@@ -104,7 +114,7 @@ class Worker:
         )
         conn, guard = open_connection(domain.manifest.clock, serialized=base if base is not None else start,
                                       record_access=record_access, max_pages=self.max_pages)
-        episode = _Episode(conn, guard, start, domain)
+        episode = _Episode(conn, guard, start, domain, start_key)
         for index, (tool, arguments) in enumerate(replay):
             reply = self._call(episode, tool, arguments)
             if reply.status != OK:
@@ -136,7 +146,7 @@ class Worker:
         source = self.episodes[source_id]
         conn, guard = open_connection(source.domain.manifest.clock, serialized=source.conn.serialize(),
                                       max_pages=self.max_pages)
-        self.episodes[target_id] = _Episode(conn, guard, source.start, source.domain)
+        self.episodes[target_id] = _Episode(conn, guard, source.start, source.domain, source.start_key)
 
     def op_case(self, content_hash: str, with_seed: bool, rows: list[dict[str, Any]], tool: str,
                 arguments: dict[str, Any]) -> tuple[CallReply, dict | None, str | None]:
@@ -176,24 +186,71 @@ class Worker:
     def _dump(self, episode: _Episode, data: bytes | None = None, tables: list[str] | None = None) -> dict:
         if data is None:
             return self._trusted(episode, lambda: dump_state(episode.conn, tables))
-        other = sqlite3.connect(":memory:")
-        other.deserialize(data)
-        try:
+        with _opened(data) as other:
             return dump_state(other, tables)
-        finally:
-            other.close()
 
-    def op_fingerprint(self, episode_id: str) -> str:
-        return fingerprint_dump(self._dump(self.episodes[episode_id]))
+    def _base(self, domain: _LoadedDomain) -> BaseState | None:
+        """The domain's seed state read once (the change sets are relative to it); None when untracked."""
+        key = domain.data_key
+        if key not in self.bases:
+            bundle = domain.bundle
+            seed = self.start_states.get((key, ""), lambda: build_start_state(bundle.schema_sql, bundle.seed))
+            with _opened(seed) as conn:
+                self.bases[key] = BaseState(conn) if has_tracking(conn) else None
+        return self.bases[key]
 
-    def op_diff(self, episode_id: str, against: bytes | None = None, other_episode: str | None = None) -> dict:
-        """Diff from the start state (default), from snapshot bytes, or from another episode."""
+    def _overlay(self, base: BaseState, episode: _Episode, data: bytes | None = None) -> Overlay | None:
+        """The change set of the episode's state now, or of serialized bytes (a start state, a snapshot)."""
+        if data is None:
+            return self._trusted(episode, lambda: read_overlay(base, episode.conn))
+        if data is episode.start:  # read once per (domain data, task start state)
+            key = (episode.domain.data_key, episode.start_key)
+            if key not in self.start_overlays:
+                with _opened(data) as conn:
+                    self.start_overlays[key] = read_overlay(base, conn)
+                while len(self.start_overlays) > _START_OVERLAYS:
+                    self.start_overlays.popitem(last=False)
+            self.start_overlays.move_to_end(key)
+            return self.start_overlays[key]
+        with _opened(data) as conn:
+            return read_overlay(base, conn)
+
+    def op_fingerprint(self, episode_id: str, full: bool = False) -> str:
+        """The fingerprint from the change set, or (``full``, or an untracked state) by the reference full scan."""
         episode = self.episodes[episode_id]
-        if other_episode is not None:
-            before = self._dump(self.episodes[other_episode])
+        base = None if full else self._base(episode.domain)
+        overlay = self._overlay(base, episode) if base is not None else None
+        if base is None or overlay is None:
+            episode.stats["full_scans"] += 1
+            return fingerprint_dump(self._dump(episode))
+        episode.stats["tracked"] += 1
+        return base.fingerprint(overlay)
+
+    def op_diff(self, episode_id: str, against: bytes | None = None, other_episode: str | None = None,
+                full: bool = False) -> dict:
+        """Diff from the start state (default), from snapshot bytes, or from another episode.
+
+        Read from the two states' change sets when both have one, else by the full scan."""
+        episode = self.episodes[episode_id]
+        other = self.episodes[other_episode] if other_episode is not None else None
+        base = None if full or (other is not None and other.domain.data_key != episode.domain.data_key) \
+            else self._base(episode.domain)
+        if base is not None:
+            before = self._overlay(base, other) if other is not None else \
+                self._overlay(base, episode, against if against is not None else episode.start)
+            after = self._overlay(base, episode)
+            if before is not None and after is not None:
+                episode.stats["tracked"] += 1
+                return base.diff(before, after).model_dump(mode="json")
+        episode.stats["full_scans"] += 1
+        if other is not None:
+            old = self._dump(other)
         else:
-            before = self._dump(episode, against if against is not None else episode.start)
-        return diff_states(before, self._dump(episode)).model_dump(mode="json")
+            old = self._dump(episode, against if against is not None else episode.start)
+        return diff_states(old, self._dump(episode)).model_dump(mode="json")
+
+    def op_episode_stats(self, episode_id: str) -> dict:
+        return dict(self.episodes[episode_id].stats)
 
     def op_dump(self, episode_id: str, tables: list[str] | None = None) -> dict:
         dump = self._dump(self.episodes[episode_id])
@@ -207,6 +264,7 @@ class Worker:
     def op_stats(self) -> dict:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         return {"episodes": len(self.episodes), "max_rss_kb": usage.ru_maxrss,
+                "state_full_scans": sum(e.stats["full_scans"] for e in self.episodes.values()),
                 "cpu_s": usage.ru_utime + usage.ru_stime}
 
     def op_ping(self) -> str:
@@ -267,6 +325,20 @@ class Worker:
                 episode.conn.execute("RELEASE scaleenv_call")
 
         self._trusted(episode, undo)
+
+
+_START_OVERLAYS = 4096  # cached task start change sets (a few rows each)
+
+
+@contextlib.contextmanager
+def _opened(data: bytes) -> Iterator[sqlite3.Connection]:
+    """A plain read connection over serialized bytes (host code only: no tool runs on it)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(data)
+        yield conn
+    finally:
+        conn.close()
 
 
 class _BadResult(Exception):

@@ -31,8 +31,11 @@ def other_hash_seed() -> str:
     return "2" if os.environ.get("PYTHONHASHSEED") == "1" else "1"
 
 
-async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int = 1) -> dict[str, str]:
-    """End-state fingerprint of each task's actions on a fresh episode of this process's own host."""
+async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int = 1, full: bool = True) -> dict[str, str]:
+    """End-state fingerprint of each task's actions on a fresh episode of this process's own host.
+
+    ``full``: by the reference full scan (the gate: the parent's gold_fingerprint gate read the
+    change set, so agreement also checks one against the other); else from the change set."""
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
     from verifier.replay import stage_tasks
@@ -50,9 +53,7 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
                 try:
                     for action in task.actions:
                         await host.registry.call(episode.id, action.tool, action.arguments)
-                    # The reference full scan: the parent's gold_fingerprint gate used the change set,
-                    # so agreement here also checks the incremental fingerprint against it.
-                    found[task.id] = await host.registry.fingerprint(episode.id, full=True)
+                    found[task.id] = await host.registry.fingerprint(episode.id, full=full)
                 except Exception as error:  # reported per task; the parent decides
                     found[task.id] = f"error: {type(error).__name__}: {error}"
                 finally:

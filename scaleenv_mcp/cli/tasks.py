@@ -1,4 +1,5 @@
-"""``scaleenv tasks synth|report|sample DOMAIN``: synthesise verified tasks; report their diversity; read a few."""
+"""``scaleenv tasks synth|report|sample|restamp DOMAIN``: synthesise verified tasks; report their diversity; read a
+few; recompute their gold fingerprints."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import typer
 
 from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
 
-__all__ = ["app", "report", "sample", "synth"]
+__all__ = ["app", "report", "restamp", "sample", "synth"]
 
 app = typer.Typer(help="Synthesise and inspect a domain's tasks.", no_args_is_help=True)
 
@@ -155,6 +156,37 @@ def sample(
         print_json([t.model_dump(mode="json") for t in chosen])
         return
     sys.stdout.write(render_markdown(package.slug, chosen) + "\n")  # plain Markdown: no wrapping, pipe-friendly
+
+
+@app.command("restamp")
+def restamp(
+    domain: DomainArg,
+    tasks: Annotated[Path | None, typer.Option("--tasks", help="Tasks file to rewrite (default: the domain's tasks.jsonl).")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Worker processes of the replay host.")] = 2,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """Replay every task's gold actions and rewrite only its gold.fingerprint (after the fingerprint's
+    definition changed); every other byte of the file stays. Exits 1 when a replay failed (its line is kept)."""
+    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.errors import ScaleEnvError
+
+    from verifier.restamp import restamp as run_restamp
+
+    try:
+        report = run_restamp(resolve_domain_path(domain, domains_dir), tasks, workers)
+    except ScaleEnvError as error:
+        fail(error)
+    if json_output:
+        print_json(report)
+    else:
+        console.print(f"{report.tasks_file}: {report.changed} of {report.tasks} fingerprints rewritten in "
+                      f"{report.seconds} s", highlight=False)
+        for task_id, reason in report.failed.items():
+            console.print(f"  {task_id}: {reason}", highlight=False)
+    if report.failed:
+        raise typer.Exit(EXIT_BAD)
 
 
 def _package_and_tasks(domain: str, tasks: Path | None, domains_dir: list[Path] | None) -> tuple[Any, list[Any]]:

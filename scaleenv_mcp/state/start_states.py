@@ -17,7 +17,7 @@ from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.state.ids import install_id_counters
 from scaleenv_mcp.state.tracking import install_tracking
 
-__all__ = ["StartStateCache", "apply_row_ops", "build_start_state", "insert_rows"]
+__all__ = ["StartStateCache", "apply_row_ops", "build_start_state", "extend_start_state", "insert_rows"]
 
 
 def insert_rows(conn: sqlite3.Connection, table: str, rows: Iterable[dict[str, Any]]) -> None:
@@ -56,22 +56,39 @@ def build_start_state(
     """Serialized database: schema, seed rows (unless None), change tracking, row ops, id counters."""
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
-        conn.execute("PRAGMA foreign_keys = ON")
-        conn.execute("PRAGMA recursive_triggers = ON")
         conn.executescript(schema_sql)
-        conn.execute("BEGIN")
-        conn.execute("PRAGMA defer_foreign_keys = ON")
-        for table, rows in (seed or {}).items():
-            insert_rows(conn, table, rows)
-        install_tracking(conn)  # before the task's row ops: changes are tracked relative to the seed
-        apply_row_ops(conn, ops)
-        conn.execute("COMMIT")
-        install_id_counters(conn)
-        return conn.serialize()
+        return _load(conn, lambda: [insert_rows(conn, table, rows) for table, rows in (seed or {}).items()], ops)
     except sqlite3.Error as exc:
         raise DomainError("seed.json", f"start state does not load: {exc}") from exc
     finally:
         conn.close()
+
+
+def extend_start_state(seed_state: bytes, ops: Iterable[RowOp]) -> bytes:
+    """A task's start state from its domain's serialized seed state: the same database as
+    ``build_start_state(schema, seed, ops)`` (same rows, rowids and counters) without reloading the seed."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        conn.deserialize(seed_state)
+        return _load(conn, None, ops)
+    except sqlite3.Error as exc:
+        raise DomainError("seed.json", f"start state does not load: {exc}") from exc
+    finally:
+        conn.close()
+
+
+def _load(conn: sqlite3.Connection, insert_seed: Callable[[], object] | None, ops: Iterable[RowOp]) -> bytes:
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA recursive_triggers = ON")
+    conn.execute("BEGIN")
+    conn.execute("PRAGMA defer_foreign_keys = ON")
+    if insert_seed is not None:
+        insert_seed()
+        install_tracking(conn)  # before the task's row ops: changes are tracked relative to the seed
+    apply_row_ops(conn, ops)
+    conn.execute("COMMIT")
+    install_id_counters(conn)
+    return conn.serialize()
 
 
 class StartStateCache:

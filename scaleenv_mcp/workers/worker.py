@@ -33,7 +33,7 @@ from scaleenv_mcp.state.diff import diff_states
 from scaleenv_mcp.state.facade import ToolContext
 from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
-from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state
+from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state, extend_start_state
 from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
 from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
 
@@ -107,11 +107,10 @@ class Worker:
     def op_open(self, episode_id: str, content_hash: str, start_key: str, setup: list[dict[str, Any]],
                 base: bytes | None, replay: list[tuple[str, dict[str, Any]]], record_access: bool = False) -> int:
         domain = self.domains[content_hash]
-        bundle = domain.bundle
         ops = [RowOp.model_validate(op) for op in setup]
-        start = self.start_states.get(
-            (domain.data_key, start_key), lambda: build_start_state(bundle.schema_sql, bundle.seed, ops)
-        )
+        start = self._seed_state(domain)
+        if ops:  # a task's setup: applied to the seed state's bytes, not to a reloaded seed
+            start = self.start_states.get((domain.data_key, start_key), lambda: extend_start_state(start, ops))
         conn, guard = open_connection(domain.manifest.clock, serialized=base if base is not None else start,
                                       record_access=record_access, max_pages=self.max_pages)
         episode = _Episode(conn, guard, start, domain, start_key)
@@ -157,8 +156,8 @@ class Worker:
         """
         domain = self.domains[content_hash]
         bundle = domain.bundle
-        base = self.start_states.get((domain.data_key, "seed" if with_seed else "empty"),
-                                     lambda: build_start_state(bundle.schema_sql, bundle.seed if with_seed else None))
+        base = self._seed_state(domain) if with_seed else self.start_states.get(
+            (domain.data_key, "empty"), lambda: build_start_state(bundle.schema_sql, None))
         conn, guard = open_connection(domain.manifest.clock, serialized=base, record_access=True,
                                       max_pages=self.max_pages)
         episode = _Episode(conn, guard, base, domain)
@@ -189,13 +188,15 @@ class Worker:
         with _opened(data) as other:
             return dump_state(other, tables)
 
+    def _seed_state(self, domain: _LoadedDomain) -> bytes:
+        bundle = domain.bundle
+        return self.start_states.get((domain.data_key, ""), lambda: build_start_state(bundle.schema_sql, bundle.seed))
+
     def _base(self, domain: _LoadedDomain) -> BaseState | None:
         """The domain's seed state read once (the change sets are relative to it); None when untracked."""
         key = domain.data_key
         if key not in self.bases:
-            bundle = domain.bundle
-            seed = self.start_states.get((key, ""), lambda: build_start_state(bundle.schema_sql, bundle.seed))
-            with _opened(seed) as conn:
+            with _opened(self._seed_state(domain)) as conn:
                 self.bases[key] = BaseState(conn) if has_tracking(conn) else None
         return self.bases[key]
 

@@ -21,11 +21,13 @@ from bench.episodes import bench_episodes
 from bench.hostile import bench_hostile, render_hostile
 from bench.replay import bench_replay
 from bench.startup import bench_startup, render_startup
+from bench.state_tracking import bench_state_tracking, render_state_tracking
 
 REPO = Path(__file__).resolve().parents[1]
 # The issue's targets, keyed like the ratios (the part before "@"); calls/s applies at 16 and 64.
 TARGETS = {"server_cpu_vs_lowlevel": "<= 1.25", "calls_per_s_vs_lowlevel": ">= 0.9 (at 16 and 64)",
-           "create_vs_raw": "<= 3.0", "memory_created": "<= 1.3", "memory_read": "<= 2.5"}
+           "create_vs_raw": "<= 3.0", "memory_created": "<= 1.3", "memory_read": "<= 2.5",
+           "tau2_hash_vs_fingerprint": ">= 10 (at 1.2 MB)"}
 
 
 def environment() -> dict[str, Any]:
@@ -45,40 +47,45 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
         episodes = bench_episodes(work, work / "state", sizes=(100_000, 1_000_000) if quick else (100_000, 1_000_000, 10_000_000),
                                   many=1_000 if quick else 10_000)
         replay = bench_replay(domain_dir, work / "state", verify_sample=20 if quick else 60, synth_n=5 if quick else 20)
+        tracking = bench_state_tracking(work, quick)
     result = {"environment": environment(), "domain": domain_dir.name, "tool": tool, "calls": calls,
-              "episodes": episodes, "replay": replay, "ratios": ratios(calls, episodes), "targets": TARGETS,
-              "validation": bench_hostile()}
+              "episodes": episodes, "replay": replay, "ratios": ratios(calls, episodes, tracking), "targets": TARGETS,
+              "validation": bench_hostile(), "state_tracking": tracking}
     out.write_text(json.dumps(result, indent=2) + "\n")
     return result
 
 
-def run_validation_only(out: Path) -> dict[str, Any]:
-    """Only the hostile-package validation section, merged into the results already in ``out``
-    (the rest of a full run takes tens of minutes); the section records its own environment."""
+SECTIONS = ("validation", "state", "startup")
+
+
+def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None) -> dict[str, Any]:
+    """One section (hostile-package validation, fingerprint/diff from change sets, or #28's start-up
+    timings) merged into the results already in ``out`` (the rest of a full run takes tens of
+    minutes); it records its own environment."""
     result = json.loads(out.read_text()) if out.exists() else {}
     if "environment" not in result:
         raise ValueError(f"{out} holds no full run to merge into: run `scaleenv bench` first")
-    result["validation"] = bench_hostile()
-    result["validation_environment"] = environment()
+    if section == "validation":
+        result["validation"] = bench_hostile()
+        result["validation_environment"] = environment()
+    elif section == "startup":
+        result["startup"] = bench_startup(REPO, baseline)
+        result["startup_environment"] = environment()
+        if baseline is not None:
+            result["startup_baseline"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=baseline, capture_output=True,
+                                                        text=True).stdout.strip()
+    else:
+        with tempfile.TemporaryDirectory() as scratch:
+            result["state_tracking"] = bench_state_tracking(Path(scratch), quick)
+        result["state_tracking_environment"] = environment()
+        result["ratios"] = {k: v for k, v in result["ratios"].items() if not k.startswith("tau2_hash_vs_fingerprint")}
+        result["ratios"].update(ratios([], {"sized": []}, result["state_tracking"]))
+        result["targets"] = TARGETS
     out.write_text(json.dumps(result, indent=2) + "\n")
     return result
 
 
-def run_startup_only(out: Path, baseline: Path | None) -> dict[str, Any]:
-    """Only the start-up section (#28), merged into the results already in ``out``."""
-    result = json.loads(out.read_text()) if out.exists() else {}
-    if "environment" not in result:
-        raise ValueError(f"{out} holds no full run to merge into: run `scaleenv bench` first")
-    result["startup"] = bench_startup(REPO, baseline)
-    result["startup_environment"] = environment()
-    if baseline is not None:
-        result["startup_baseline"] = subprocess.run(["git", "rev-parse", "HEAD"], cwd=baseline, capture_output=True,
-                                                    text=True).stdout.strip()
-    out.write_text(json.dumps(result, indent=2) + "\n")
-    return result
-
-
-def ratios(calls: list[dict[str, Any]], episodes: dict[str, Any]) -> dict[str, Any]:
+def ratios(calls: list[dict[str, Any]], episodes: dict[str, Any], tracking: dict[str, Any] | None = None) -> dict[str, Any]:
     http = {(r["server"], r["concurrency"]): r for r in calls if r["transport"] == "http"}
     out: dict[str, Any] = {}
     for level in sorted({c for _, c in http}):
@@ -91,6 +98,9 @@ def ratios(calls: list[dict[str, Any]], episodes: dict[str, Any]) -> dict[str, A
         out[f"create_vs_raw@{label}"] = row["in_process_create_vs_raw"]
         out[f"memory_created@{label}"] = row["memory_created_vs_state"]
         out[f"memory_read@{label}"] = row["memory_read_vs_state"]
+    for row in (tracking or {}).get("rows", []):
+        if row["changed_rows"] == 10:
+            out[f"tau2_hash_vs_fingerprint@{row['state_bytes'] // 1000}KB,10rows"] = row["tau2_hash_vs_fingerprint"]
     return out
 
 
@@ -126,6 +136,13 @@ def render_markdown(result: dict[str, Any]) -> str:
                   f"{replay['verify_memory_tasks_per_s']} tasks/s in memory, {replay['verify_http_tasks_per_s']} over HTTP "
                   f"(every gate, including the second-process determinism run). Offline synthesis: "
                   f"{replay['synth_verified_tasks_per_s']} verified tasks/s."]
+    if result.get("state_tracking"):
+        lines += render_state_tracking(result["state_tracking"])
+        measured = result.get("state_tracking_environment")
+        if measured:
+            lines += ["", f"(This section measured alone by `scaleenv bench --only state` at commit "
+                          f"`{measured['commit'][:12]}`, load average at start "
+                          f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]
     if result.get("validation"):
         lines += render_hostile(result["validation"])
         measured = result.get("validation_environment")

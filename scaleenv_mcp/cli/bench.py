@@ -17,15 +17,16 @@ def bench(
     quick: Annotated[bool, typer.Option("--quick", help="Fewer calls and episodes (a smoke run, minutes not tens).")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the JSON instead of the table.")] = False,
     only: Annotated[str | None, typer.Option(
-        help="'validation': only time to verdict on hostile packages; 'startup': only the first-five-minutes "
-             "timings (#28); either merged into the JSON of an earlier full run.")] = None,
+        help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
+             "sets; 'startup': only the first-five-minutes timings (#28); merged into the JSON of an earlier full run.")] = None,
     baseline: Annotated[Path | None, typer.Option(
         help="With --only startup: another checkout (e.g. a worktree of main) measured the same way, as 'before'.")] = None,
 ) -> None:
     """Tool calls (HTTP at 1/16/64 connections, in-memory, stdio) against bare low-level and FastMCP
     servers running the same tool code inline; episode creation, memory, fingerprint and diff
-    against raw sqlite3 deserialize; 10,000 live episodes; validation's time to verdict on hostile
-    packages (tools that loop or recurse, a bomb at import). Medians and same-run ratios.
+    against raw sqlite3 deserialize; 10,000 live episodes; fingerprint and diff from change sets
+    against the full scan and tau2's JSON hash; validation's time to verdict on hostile packages
+    (tools that loop or recurse, a bomb at import). Medians and same-run ratios.
     """
     import sys
 
@@ -37,15 +38,15 @@ def bench(
     if not (repo / "bench" / "run.py").is_file():
         fail(UsageError("scaleenv bench runs from a source checkout (bench/ is not part of the installed package)"))
     sys.path.insert(0, str(repo))
-    from bench.run import render_markdown, run, run_startup_only, run_validation_only
+    from bench.run import SECTIONS, render_markdown, run, run_section_only
 
-    if only not in (None, "validation", "startup"):
-        fail(UsageError(f"--only takes 'validation' or 'startup', not {only!r}"))
+    if only is not None and only not in SECTIONS:
+        fail(UsageError(f"--only takes {' or '.join(repr(s) for s in SECTIONS)}, not {only!r}"))
     try:
-        if only == "startup":
-            result = run_startup_only(out, baseline.resolve() if baseline else None)
+        if only:
+            result = run_section_only(only, out, quick, baseline.resolve() if baseline else None)
         else:
-            result = run_validation_only(out) if only else run(resolve_domain_path(domain), out, quick=quick)
+            result = run(resolve_domain_path(domain), out, quick=quick)
     except ScaleEnvError as error:
         fail(error)
     except ValueError as error:

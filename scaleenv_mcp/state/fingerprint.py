@@ -23,12 +23,13 @@ from scaleenv_mcp.state.canonical import CanonicalTable, Scalar, dump_state
 __all__ = ["ROW_HASH_MODULUS", "combine_tables", "fingerprint_dump", "fingerprint_state", "row_hash", "table_sum"]
 
 ROW_HASH_MODULUS = 2**256
+# One encoder for every row: json.dumps with non-default options builds a new encoder per call.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def row_hash(table: str, values: Iterable[Scalar]) -> int:
     """The row's hash as an integer: sha256 of ``[table, [values in column order]]`` as compact JSON."""
-    text = json.dumps([table, list(values)], separators=(",", ":"), ensure_ascii=False)
-    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest(), "big")
+    return int.from_bytes(hashlib.sha256(_encode([table, list(values)]).encode("utf-8")).digest(), "big")
 
 
 def table_sum(table: CanonicalTable) -> int:
@@ -41,8 +42,7 @@ def combine_tables(tables: Iterable[tuple[str, list[str], int]]) -> str:
     """The fingerprint from each table's (name, columns, row-hash sum): sha256 over per-table digests in name order."""
     outer = hashlib.sha256()
     for name, columns, total in sorted(tables, key=lambda t: t[0]):
-        head = json.dumps([name, columns, f"{total:064x}"], separators=(",", ":"), ensure_ascii=False)
-        outer.update(hashlib.sha256(head.encode("utf-8")).digest())
+        outer.update(hashlib.sha256(_encode([name, columns, f"{total:064x}"]).encode("utf-8")).digest())
     return outer.hexdigest()
 
 

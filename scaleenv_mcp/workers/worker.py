@@ -79,7 +79,8 @@ class Worker:
         self.start_states = StartStateCache()
         self.max_pages = max_pages
         self.bases: dict[str, BaseState | None] = {}  # data key -> seed state read once (None: not tracked)
-        self.start_overlays: OrderedDict[tuple[str, str], Overlay | None] = OrderedDict()
+        # (data key, start key) -> (the start bytes read, their change set), checked by identity
+        self.start_overlays: OrderedDict[tuple[str, str], tuple[bytes, Overlay | None]] = OrderedDict()
 
     def handle(self, message: tuple) -> tuple[str, Any]:
         op, *args = message
@@ -206,13 +207,14 @@ class Worker:
             return self._trusted(episode, lambda: read_overlay(base, episode.conn))
         if data is episode.start:  # read once per (domain data, task start state)
             key = (episode.domain.data_key, episode.start_key)
-            if key not in self.start_overlays:
+            cached = self.start_overlays.get(key)
+            if cached is None or cached[0] is not data:  # rebuilt bytes (a restaged task): read them again
                 with _opened(data) as conn:
-                    self.start_overlays[key] = read_overlay(base, conn)
+                    cached = self.start_overlays[key] = (data, read_overlay(base, conn))
                 while len(self.start_overlays) > _START_OVERLAYS:
                     self.start_overlays.popitem(last=False)
             self.start_overlays.move_to_end(key)
-            return self.start_overlays[key]
+            return cached[1]
         with _opened(data) as conn:
             return read_overlay(base, conn)
 

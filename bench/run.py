@@ -137,22 +137,22 @@ def render_markdown(result: dict[str, Any]) -> str:
                   f"(every gate, including the second-process determinism run). Offline synthesis: "
                   f"{replay['synth_verified_tasks_per_s']} verified tasks/s."]
     if result.get("state_tracking"):
-        lines += render_state_tracking(result["state_tracking"])
-        measured = result.get("state_tracking_environment")
-        if measured:
-            lines += ["", f"(This section measured alone by `scaleenv bench --only state` at commit "
-                          f"`{measured['commit'][:12]}`, load average at start "
-                          f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]
+        lines += render_state_tracking(result["state_tracking"]) + _measured_alone("state", result)
     if result.get("validation"):
-        lines += render_hostile(result["validation"])
-        measured = result.get("validation_environment")
-        if measured:
-            lines += ["", f"(This section measured alone by `scaleenv bench --only validation` at commit "
-                          f"`{measured['commit'][:12]}`, load average at start "
-                          f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]
+        lines += render_hostile(result["validation"]) + _measured_alone("validation", result)
     if result.get("startup"):
         lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")
     return "\n".join(lines) + "\n"
+
+
+def _measured_alone(section: str, result: dict[str, Any]) -> list[str]:
+    """The note under a section that ``--only SECTION`` measured at another commit than the rest."""
+    measured = result.get(f"{'state_tracking' if section == 'state' else section}_environment")
+    if not measured:
+        return []
+    return ["", f"(This section measured alone by `scaleenv bench --only {section}` at commit "
+                f"`{measured['commit'][:12]}`, load average at start "
+                f"{', '.join(f'{x:.1f}' for x in measured['load_average'])}.)"]

@@ -166,3 +166,23 @@ def test_fingerprint_is_the_same_under_another_hash_seed() -> None:
         assert incremental == full
         seen.add(incremental)
     assert len(seen) == 1
+
+
+def test_an_untracked_state_falls_back_to_the_full_scan_and_is_counted() -> None:
+    """Bytes without the change table (restored from elsewhere) are still answered right, by the full scan."""
+    import sqlite3
+
+    worker, runtime, tasks, _ = _loaded("job_seeking")
+    _ok(worker, "open", "plain", runtime.bundle.content_hash, "", [], None, [])
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(_ok(worker, "snapshot", "plain"))
+    for (name,) in conn.execute("SELECT name FROM sqlite_schema WHERE type = 'trigger'").fetchall():
+        conn.execute(f'DROP TRIGGER "{name}"')
+    conn.execute("DROP TABLE _scaleenv_changes")
+    untracked = conn.serialize()
+    conn.close()
+    _ok(worker, "restore", "plain", untracked)
+    assert _ok(worker, "fingerprint", "plain") == _ok(worker, "fingerprint", "plain", True)
+    _check(worker, "plain")
+    assert _ok(worker, "episode_stats", "plain") == {"tracked": 0, "full_scans": 4}
+    _ok(worker, "close", "plain")

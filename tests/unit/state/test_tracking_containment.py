@@ -28,7 +28,7 @@ CREATE TABLE visits (visit_id INTEGER PRIMARY KEY, pet_id TEXT REFERENCES pets(p
                      cost REAL) STRICT;
 """
 SEED = {
-    "owners": [{"owner_id": f"OWN-{i:05d}", "email": f"o{i}@example.org"} for i in range(1, 6)],
+    "owners": [{"owner_id": f"OWN-{i:05d}", "email": f"o{i}@example.org"} for i in range(1, 7)],  # OWN-00006: no pets
     "pets": [{"pet_id": f"PET-{i:05d}", "owner_id": f"OWN-{1 + i % 5:05d}", "name": f"pet {i}"} for i in range(1, 11)],
     "visits": [{"visit_id": i, "pet_id": f"PET-{1 + i % 10:05d}", "cost": i * 1.5} for i in range(1, 21)],
 }
@@ -104,7 +104,7 @@ def test_static_policy_refuses_tool_source_naming_internal_tables():
     "UPDATE OR ROLLBACK visits SET cost = cost + 1 WHERE visit_id < 5",
     "INSERT OR FAIL INTO visits (pet_id, cost) VALUES ('PET-00001', 1.0)",
     # Primary-key and rowid changes, whole-table deletes (no truncate shortcut with triggers), upserts.
-    "UPDATE owners SET owner_id = 'OWN-00099' WHERE owner_id = 'OWN-00005' AND 0",
+    "UPDATE owners SET owner_id = 'OWN-00099' WHERE owner_id = 'OWN-00006'",
     "UPDATE visits SET visit_id = visit_id + 100 WHERE visit_id > 15",
     "UPDATE visits SET rowid = 500 WHERE visit_id = 1",
     "DELETE FROM visits",

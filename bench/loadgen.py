@@ -1,7 +1,7 @@
 """A low-overhead load generator: raw HTTP/1.1 keep-alive over asyncio streams, prebuilt bytes.
 
 The official Python MCP client spends more CPU per call than the server it measures
-(../shared/MCP_NOTES.md), so the benchmark drives servers with pre-serialised JSON-RPC
+(docs/architecture.md), so the benchmark drives servers with pre-serialised JSON-RPC
 requests on persistent connections, one handshake-era session per connection.
 """
 

@@ -1,6 +1,6 @@
 """ScaleEnv MCP: host synthetic tool-use environments for LLM agents over MCP.
 
-The public Python API is deliberately small (pinned by tests/contract/test_public_api.py):
+The public Python API is deliberately small (pinned by tests/contract/test_layers_and_api.py):
 start a ``Host``, create episodes, get MCP clients bound to them. Names resolve lazily so
 that worker processes, which import ``scaleenv_mcp.workers``, never load the MCP stack.
 """

@@ -60,7 +60,7 @@ class Transport(Protocol):
 def stage_tasks(host: Any, slug: str, tasks: list[Task]) -> None:
     """Make ``tasks`` creatable on an in-process host, replacing same-id tasks of its package.
 
-    Episodes are created from a task id (DESIGN: episodes); tasks from a file other than the
+    Episodes are created from a task id (docs/architecture.md, "Episode state"); tasks from a file other than the
     package's tasks.jsonl, or drafts during synthesis, are put into the served package's task
     table here. Only for hosts this process started itself.
     """

@@ -3,7 +3,7 @@
 A package is built in the workdir (per-tool packages during stage 5, the whole one at the
 end), validated there, and only then published at ``--out``: copied next to it under a
 hidden name, flushed, and renamed in one step, so ``--out`` holds either nothing or the
-whole package, never half (tests/integration/test_generate_resume.py kills runs at many
+whole package, never half (tests/integration/test_generate.py kills runs at many
 points and looks). Files are written deterministically (sorted keys, fixed indentation, no
 timestamps besides the provenance date fixed when the run started) so a resumed run and a
 run never killed produce byte-identical packages.

@@ -1,7 +1,7 @@
 """The ``scaleenv`` command: one entry point, one subcommand per job, each a thin call of the API.
 
 Subcommand modules are imported lazily so ``scaleenv serve`` never loads the generator or
-openai (tests/contract/test_import_layers.py checks it in a fresh interpreter).
+openai (tests/contract/test_layers_and_api.py checks it in a fresh interpreter).
 """
 
 from __future__ import annotations

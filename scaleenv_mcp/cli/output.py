@@ -1,6 +1,6 @@
 """How every command prints and exits: rich tables for people, ``--json`` for scripts, one exit-code map.
 
-Exit codes (DESIGN: CLI surface): 0 done, 1 what was checked is bad, 2 usage, 3 the harness
+Exit codes (README, "Commands"): 0 done, 1 what was checked is bad, 2 usage, 3 the harness
 or environment failed. ``fail()`` is the one translation point from errors to codes.
 """
 

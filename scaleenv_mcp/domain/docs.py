@@ -1,7 +1,7 @@
 """Generate ``docs/domain-format.md`` and the JSON Schemas from the pydantic models.
 
 The models' field descriptions are the specification; this page cannot drift from them
-because tests/contract/test_docs.py regenerates it and compares. Run
+because tests/contract/test_layers_and_api.py regenerates it and compares. Run
 ``python -m scaleenv_mcp.domain.docs`` after changing a model.
 """
 

@@ -4,8 +4,7 @@ Tool code is written by an LLM and is untrusted. This module reports every const
 outside a small allow-list (syntax kinds, builtins, imports, attributes) so that careless
 or casually hostile code is refused before ``tool_loader`` runs it. It must never import
 or execute the checked source, and it allows rather than denies: what is not named here is
-refused. In-process Python is not a security boundary against a determined author (DESIGN
-threat model): this check, ``tool_loader``'s restricted builtins, the ``ctx`` facade and
+refused. In-process Python is not a security boundary against a determined author (docs/threat-model.md): this check, ``tool_loader``'s restricted builtins, the ``ctx`` facade and
 the worker limits stop buggy code and casual escapes; use a container for more.
 
 Idioms the rules push towards:

@@ -10,7 +10,7 @@ missed still finds no ``open``, ``print``, ``eval`` or ``os`` at run time
 It must not import tool code as a Python module (``domains/`` is data, not a package),
 must not share namespaces between loads, and must not run anything before the policy
 passed. In-process Python is not a security boundary against a determined author (see
-the threat model in DESIGN.md): workers run this code under process limits, and a
+docs/threat-model.md): workers run this code under process limits, and a
 container is the answer for stronger isolation.
 
 ``tool_signature`` reads a tool's parameters from the AST, without executing anything,

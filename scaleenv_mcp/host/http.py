@@ -1,7 +1,7 @@
 """The agent listener: MCP streamable HTTP on ``/mcp/episodes/{id}`` and ``/mcp/{domain}``.
 
 One session manager per (domain, endpoint kind), entered once in the app lifespan
-(../shared/MCP_NOTES.md). Both protocol eras work on ``/mcp/episodes/{id}`` because the
+(docs/architecture.md, "Two MCP protocol eras"). Both protocol eras work on ``/mcp/episodes/{id}`` because the
 episode is in the URL. On ``/mcp/{domain}`` a handshake-era session gets a fresh episode of
 its own; any request may name an episode with the ``X-ScaleEnv-Episode`` header or
 ``_meta["scaleenv/episode"]``; a stateless request with neither gets an error that says

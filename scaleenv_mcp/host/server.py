@@ -4,7 +4,7 @@ One low-level ``mcp.server.Server`` per domain serves every episode of that doma
 episode a request belongs to is decided per request by an ``EpisodeResolver`` (the URL on
 ``/mcp/episodes/{id}``, a header, ``_meta``, the handshake session, or a fixed episode on
 stdio and in memory). Nothing per connection is trusted to hold state, because in the
-stateless protocol era every request is a fresh connection (../shared/MCP_NOTES.md).
+stateless protocol era every request is a fresh connection (docs/architecture.md, "Two MCP protocol eras").
 
 Agents see tools, and in interactive mode the table schema and the tasks' opening
 requests. Never actions, gold, simulator instructions or withheld facts.

@@ -1,6 +1,6 @@
 """Canonical form of a database state: the one representation hashing, diffing and reward use.
 
-Pinned rules (DESIGN: state, canonical form and reward): integers and reals compare as
+Pinned rules (docs/architecture.md, "Episode state"): integers and reals compare as
 numbers (1 == 1.0, reals rounded to 6 decimals), NULL is not "", booleans are 0/1, row order
 never matters, internal ``_scaleenv_*`` tables are left out. Guarded by
 tests/unit/state/test_canonical.py.

@@ -1,7 +1,7 @@
 """The reward: does the state an episode reached match the task's gold state?
 
-One function serves the control API, the verifier and the eval clients (DESIGN: state,
-canonical form and reward). It compares the episode's diff from its start state with the
+One function serves the control API, the verifier and the eval clients (docs/eval.md,
+"Metrics"). It compares the episode's diff from its start state with the
 gold diff, table by table and column by column under each column's reward policy:
 ``hard`` exactly (canonical values), ``semantic`` by ``similarity.is_semantic_match``,
 ``exempt`` not at all. Rows the agent created are aligned with the gold's created rows on

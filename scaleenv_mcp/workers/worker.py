@@ -1,6 +1,6 @@
 """The worker process: holds episode databases and runs tool code, and nothing else.
 
-Pinned (DESIGN: episodes, workers and state): tool code never runs in the process that
+Pinned (docs/architecture.md and docs/threat-model.md): tool code never runs in the process that
 serves MCP. A worker receives requests over a pipe, one at a time, and answers each. It
 runs under a memory limit (RLIMIT_AS) set at start; the host enforces the wall-time budget
 by killing it (tests/integration/test_runaway.py). Every call is atomic: a savepoint wraps

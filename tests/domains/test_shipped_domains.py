@@ -1,4 +1,4 @@
-"""Every shipped domain meets the bar of docs/domain-quality.md (../shared/DOMAIN_QUALITY.md).
+"""Every shipped domain meets the bar of docs/domain-quality.md.
 
 Parametrised over domains/*, so a new domain is checked the moment its folder exists.
 """

@@ -142,6 +142,9 @@ class EpisodeRegistry:
             raise CapacityError(f"{origin.value} episode cap of {cap} reached; close episodes or wait for idle expiry")
         worker = self.pool.least_loaded()
         episode = Episode(new_episode_id(), runtime, task_id, origin, worker)
+        # Reserved on its worker before the first await: creates that run together see each other
+        # and spread over the workers instead of all landing on the one that looked least loaded.
+        worker.episodes.add(episode.id)
         self.counts[origin] += 1
         try:
             async with worker.lock:
@@ -152,8 +155,8 @@ class EpisodeRegistry:
                     raise EnvironmentFaultError(f"could not open episode: {lost.reason}") from None
         except BaseException:
             self.counts[origin] -= 1
+            worker.episodes.discard(episode.id)
             raise
-        worker.episodes.add(episode.id)
         self.episodes[episode.id] = episode
         return episode
 

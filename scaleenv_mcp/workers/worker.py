@@ -21,7 +21,6 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any, Callable
 
-import jsonschema
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import RowOp
@@ -35,6 +34,7 @@ from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
 from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state, extend_start_state
 from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
+from scaleenv_mcp.workers.output_check import OutputCheck
 from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
 
 __all__ = ["run_worker"]
@@ -46,8 +46,8 @@ class _LoadedDomain:
         self.manifest = base.manifest if base else DomainManifest.model_validate_json(bundle.manifest_json)
         names = [t.name for t in self.manifest.tools]
         self.functions: dict[str, Callable[..., Any]] = load_tool_functions(bundle.tools_source, "tools.py", names)
-        self.output_validators = base.output_validators if base else {
-            t.name: jsonschema.Draft202012Validator(t.output_schema) for t in self.manifest.tools
+        self.output_checks = base.output_checks if base else {
+            t.name: OutputCheck(t.output_schema) for t in self.manifest.tools
         }
         self.table_names = frozenset(t.name for t in self.manifest.tables)
         # Start states depend on data only, so mutants of the same package share them.
@@ -301,7 +301,7 @@ class Worker:
         guard.denied.clear()
         try:
             result = fn(episode.ctx, **arguments)
-            problem = _check_result(result, episode.domain.output_validators[tool])
+            problem = episode.domain.output_checks[tool].problem(result)
             if problem:
                 raise _BadResult(problem)
         except ToolError as exc:
@@ -346,20 +346,6 @@ def _opened(data: bytes) -> Iterator[sqlite3.Connection]:
 
 class _BadResult(Exception):
     pass
-
-
-def _check_result(result: Any, validator: jsonschema.Draft202012Validator) -> str | None:
-    if not isinstance(result, dict):
-        return f"tool returned {type(result).__name__}, not a dict"
-    error = next(iter(validator.iter_errors(result)), None)
-    if error is not None:
-        path = "/".join(str(p) for p in error.absolute_path) or "(root)"
-        return f"result does not match the output schema at {path}: {error.message}"
-    try:
-        json.dumps(result, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        return f"result is not JSON: {exc}"
-    return None
 
 
 def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None) -> None:

@@ -1,0 +1,59 @@
+"""The compiled output check gives jsonschema's verdict on every shipped tool's schema (#25)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from scaleenv_mcp.workers.output_check import OutputCheck
+
+DOMAINS = Path(__file__).resolve().parents[3] / "domains"
+SCHEMAS = [(f"{p.parent.name}.{t['name']}", t["output_schema"])
+           for p in sorted(DOMAINS.glob("*/domain.json")) for t in json.loads(p.read_text())["tools"]]
+_ODD = [None, True, 0, 1.5, 2.0, -3, "", "x", [], {}, [1], {"a": 1}]
+
+
+def _instance(schema: Any, rng: random.Random, slip: float) -> Any:
+    """A value shaped by ``schema``, with a wrong value, a missing key or an extra one now and then."""
+    if rng.random() < slip:
+        return rng.choice(_ODD)
+    kinds = schema.get("type", "object")
+    kind = rng.choice(kinds) if isinstance(kinds, list) else kinds
+    if kind == "object":
+        out = {k: _instance(sub, rng, slip) for k, sub in schema.get("properties", {}).items()
+               if k in schema.get("required", []) and rng.random() > slip / 2 or rng.random() < 0.5}
+        if rng.random() < slip:
+            out["extra"] = rng.choice(_ODD)
+        return out
+    if kind == "array":
+        return [_instance(schema.get("items", {}), rng, slip) for _ in range(rng.randint(0, 3))]
+    return {"string": "s", "integer": rng.choice([3, 4.0]), "number": 2.5, "boolean": False, "null": None}[kind]
+
+
+def test_every_shipped_output_schema_compiles():
+    assert SCHEMAS and all(OutputCheck(schema).compiled is not None for _, schema in SCHEMAS)
+
+
+@pytest.mark.parametrize("slip", [0.0, 0.05, 0.3])
+def test_compiled_verdicts_equal_jsonschemas(slip: float):
+    rng = random.Random(f"output-check:{slip}")
+    for name, schema in SCHEMAS * 10:
+        value = _instance(schema, rng, slip)
+        check, reference = OutputCheck(schema), jsonschema.Draft202012Validator(schema)
+        assert check.compiled is not None
+        assert check.compiled(value) == reference.is_valid(value), (name, value)
+
+
+def test_a_bad_result_gets_jsonschemas_message_and_unsupported_schemas_fall_back():
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
+    assert OutputCheck(schema).problem({"n": 1}) is None
+    assert OutputCheck(schema).problem({"n": "1"}) == "result does not match the output schema at n: '1' is not of type 'integer'"
+    assert OutputCheck(schema).problem({"n": float("nan")}) is not None  # not JSON (and not an integer)
+    assert OutputCheck(schema).problem([1]) == "tool returned list, not a dict"
+    patterned = OutputCheck({"type": "object", "properties": {"s": {"type": "string", "pattern": "^a"}}})
+    assert patterned.compiled is None and patterned.problem({"s": "b"}) is not None and patterned.problem({"s": "a"}) is None

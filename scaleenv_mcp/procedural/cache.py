@@ -19,7 +19,7 @@ from scaleenv_mcp.domain.policy import POLICY_VERSION
 
 __all__ = ["ValidationCache", "validation_key", "validation_status"]
 
-VALIDATOR_VERSION = "2"
+VALIDATOR_VERSION = "3"
 _SCHEMA = "CREATE TABLE IF NOT EXISTS validations (key TEXT PRIMARY KEY, domain TEXT NOT NULL, passed INTEGER NOT NULL, summary TEXT NOT NULL)"
 
 

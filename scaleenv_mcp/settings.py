@@ -25,6 +25,12 @@ class HostSettings(BaseModel):
     max_db_mb: int = Field(default=64, description="Largest episode database, MiB.")
     max_argument_bytes: int = Field(default=65536, description="Largest JSON of one call's arguments.")
     max_request_bytes: int = Field(default=1024 * 1024, description="Largest HTTP request body.")
+    max_result_bytes: int = Field(default=512 * 1024, description="Largest JSON of one call's result; past it the "
+                                  "call is refused with result_too_large (its writes rolled back).")
+    trace_result_bytes: int = Field(default=16 * 1024, description="Results larger than this are kept in the trace "
+                                    "as a bounded summary, not in full.")
+    max_snapshots: int = Field(default=2000, description="Live snapshots per host; past it snapshot answers 429.")
+    rotate_token: bool = Field(default=False, description="Write a new control token even if the token file has one.")
     token: str | None = Field(default=None, description="Control API bearer token; random when not given.")
     token_file: Path | None = Field(default=None, description="Where the control token is written (mode 0600).")
     allowed_origins: list[str] = Field(default_factory=list, description="Extra browser Origins allowed besides loopback.")

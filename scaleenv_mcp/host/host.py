@@ -45,7 +45,8 @@ class Host:
         self.domain_dirs = domain_dirs
         self.only = set(domains) if domains else None
         self.pool = WorkerPool(self.settings.workers, self.settings.worker_memory_mb * 1024 * 1024,
-                               max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096)
+                               max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096,
+                               max_result_bytes=self.settings.max_result_bytes)
         self.registry = EpisodeRegistry(self.pool, self.settings)
         self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ... | rejected: ...
         self.validations = ValidationCache(self.settings.state_dir)

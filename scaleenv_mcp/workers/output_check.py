@@ -65,7 +65,8 @@ def _compile(schema: Any) -> Check:
 
 
 class OutputCheck:
-    """One tool's output check: ``problem(result)`` is None for a good result, else why not."""
+    """One tool's output check: ``problem(result)`` is (None, the size of its JSON in characters) for a
+    good result, else (why not, 0)."""
 
     __slots__ = ("compiled", "validator")
 
@@ -76,17 +77,16 @@ class OutputCheck:
         except _Unsupported:
             self.compiled = None
 
-    def problem(self, result: Any) -> str | None:
+    def problem(self, result: Any) -> tuple[str | None, int]:
         if not isinstance(result, dict):
-            return f"tool returned {type(result).__name__}, not a dict"
+            return f"tool returned {type(result).__name__}, not a dict", 0
         if self.compiled is None or not self.compiled(result):
             error = next(iter(self.validator.iter_errors(result)), None)
             if error is not None:
                 path = "/".join(str(p) for p in error.absolute_path) or "(root)"
-                return f"result does not match the output schema at {path}: {error.message}"
+                return f"result does not match the output schema at {path}: {error.message}"[:2000], 0
         try:
-            json.dumps(result, allow_nan=False)
+            return None, len(json.dumps(result, allow_nan=False))
         except (TypeError, ValueError) as exc:
-            return f"result is not JSON: {exc}"
-        return None
+            return f"result is not JSON: {exc}", 0
 

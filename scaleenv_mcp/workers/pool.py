@@ -3,7 +3,9 @@
 One request is in flight per worker at a time (a worker is single-threaded anyway), which
 rules out pipe deadlocks on large payloads. A request past its budget, or a worker that
 dies, raises ``WorkerLostError`` after the worker has been killed and replaced by a fresh
-one; whoever owns the episodes on it (``episodes.registry``) rebuilds them by replay.
+one; whoever owns the episodes on it (``episodes.registry``) rebuilds them by replay. Each
+request carries its budget, so the worker also stops itself past it, and it dies with this
+process whatever kills it (``workers.lifetime``).
 """
 
 from __future__ import annotations
@@ -33,10 +35,11 @@ class WorkerHandle:
     """One worker process and the pipe to it."""
 
     def __init__(self, index: int, memory_limit: int | None, max_pages: int | None,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, max_result_bytes: int | None = None) -> None:
         self.index = index
         self.memory_limit = memory_limit
         self.max_pages = max_pages
+        self.max_result_bytes = max_result_bytes
         self.env = env
         self.lock = asyncio.Lock()
         self.episodes: set[str] = set()
@@ -51,7 +54,7 @@ class WorkerHandle:
         env = {**os.environ, **(self.env or {})}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scaleenv_mcp.workers.worker", str(child.fileno()),
-             str(self.memory_limit or 0), str(self.max_pages or 0)],
+             str(self.memory_limit or 0), str(self.max_pages or 0), str(os.getpid()), str(self.max_result_bytes or 0)],
             pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
         )
         child.close()
@@ -113,7 +116,7 @@ class WorkerHandle:
             if self.stale and await self._readable(timeout):
                 self.conn.recv()
             self.stale = False
-            self.conn.send(message)
+            self.conn.send((timeout, message))
         except (BrokenPipeError, EOFError, OSError) as exc:
             self.replace()
             raise WorkerLostError(f"worker pipe broken: {exc}") from exc
@@ -146,15 +149,18 @@ class WorkerPool:
     """A fixed set of worker processes (default: one per core)."""
 
     def __init__(self, size: int | None = None, memory_limit: int | None = 4 * 1024**3,
-                 max_pages: int | None = None, env: dict[str, str] | None = None) -> None:
+                 max_pages: int | None = None, env: dict[str, str] | None = None,
+                 max_result_bytes: int | None = None) -> None:
         self.size = size or os.cpu_count() or 1
         self.memory_limit = memory_limit
         self.max_pages = max_pages
         self.env = env
+        self.max_result_bytes = max_result_bytes
         self.workers: list[WorkerHandle] = []
 
     def start(self) -> None:
-        self.workers = [WorkerHandle(i, self.memory_limit, self.max_pages, self.env) for i in range(self.size)]
+        self.workers = [WorkerHandle(i, self.memory_limit, self.max_pages, self.env, self.max_result_bytes)
+                        for i in range(self.size)]
 
     def stop(self) -> None:
         for worker in self.workers:

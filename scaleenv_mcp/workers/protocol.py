@@ -2,7 +2,9 @@
 
 Plain tuples and dicts over a ``multiprocessing`` pipe: this path runs once per tool call,
 so no pydantic here (bench/calls.py measures the cost). A request is ``(op, args...)``;
-a reply is ``(status, payload)`` with status one of the constants below.
+a reply is ``(status, payload)`` with status one of the constants below. On the wire each
+request travels as ``(budget seconds or None, request)``: the worker's own deadline
+(``workers.lifetime``).
 """
 
 from __future__ import annotations
@@ -41,3 +43,4 @@ class CallReply:
     detail: str | None = None  # traceback for validation reports; never shown to agents
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
+    result_bytes: int = 0  # size of the result's JSON: the host keeps a summary in the trace past a limit

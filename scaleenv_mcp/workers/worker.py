@@ -3,8 +3,10 @@
 Pinned (docs/architecture.md and docs/threat-model.md): tool code never runs in the process that
 serves MCP. A worker receives requests over a pipe, one at a time, and answers each. It
 runs under a memory limit (RLIMIT_AS) set at start; the host enforces the wall-time budget
-by killing it (tests/integration/test_runaway.py). Every call is atomic: a savepoint wraps
-it and any error rolls back its writes, id counters included.
+by killing it (tests/integration/test_runaway.py), and the worker dies with its host and
+past its own deadline (``workers.lifetime``). Every call is atomic: a savepoint wraps it and
+any error rolls back its writes, id counters included. A result whose JSON is larger than
+the per-call limit is refused in here, so it never crosses the pipe into the host.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import resource
 import signal
 import sqlite3
@@ -34,6 +37,8 @@ from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
 from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state, extend_start_state
 from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
+from scaleenv_mcp.workers.argument_faults import argument_problem
+from scaleenv_mcp.workers.lifetime import arm_budget, disarm_budget, guard_lifetime
 from scaleenv_mcp.workers.output_check import OutputCheck
 from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
 
@@ -73,7 +78,8 @@ class _Episode:
 class Worker:
     """Request dispatcher of one worker process (also usable in-process by tests of this module)."""
 
-    def __init__(self, max_pages: int | None = None) -> None:
+    def __init__(self, max_pages: int | None = None, max_result_bytes: int | None = None) -> None:
+        self.max_result_bytes = max_result_bytes
         self.domains: dict[str, _LoadedDomain] = {}
         self.episodes: dict[str, _Episode] = {}
         self.start_states = StartStateCache()
@@ -301,7 +307,7 @@ class Worker:
         guard.denied.clear()
         try:
             result = fn(episode.ctx, **arguments)
-            problem = episode.domain.output_checks[tool].problem(result)
+            problem, size = episode.domain.output_checks[tool].problem(result)
             if problem:
                 raise _BadResult(problem)
         except ToolError as exc:
@@ -311,13 +317,23 @@ class Worker:
             self._rollback(episode)
             if "full" in str(exc) or "too big" in str(exc):
                 return CallReply(LIMIT, message=f"episode database limit reached: {exc}")
+            if (blame := argument_problem(exc, arguments)) is not None:
+                return CallReply(TOOL_ERROR, error_code="invalid_argument", message=blame)
             reason = f"; refused: {guard.denied[-1]}" if guard.denied else ""
             return CallReply(FAULT, message=f"{type(exc).__name__}: {exc}{reason}", detail=traceback.format_exc())
         except BaseException as exc:  # tool code is untrusted: nothing it raises may escape
             self._rollback(episode)
+            if (blame := argument_problem(exc, arguments)) is not None:
+                return CallReply(TOOL_ERROR, error_code="invalid_argument", message=blame)
             return CallReply(FAULT, message=f"{type(exc).__name__}: {exc}"[:2000], detail=traceback.format_exc())
+        if self.max_result_bytes is not None and size > self.max_result_bytes:
+            self._rollback(episode)
+            return CallReply(TOOL_ERROR, error_code="result_too_large",
+                             message=f"the result is {size} bytes of JSON, over the {self.max_result_bytes}-byte limit "
+                                     "per call; ask for less (narrower filters, a smaller limit or page)")
         self._trusted(episode, lambda: conn.execute("RELEASE scaleenv_call"))
-        return CallReply(OK, result=result, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)))
+        return CallReply(OK, result=result, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)),
+                         result_bytes=size)
 
     def _rollback(self, episode: _Episode) -> None:
         def undo() -> None:
@@ -348,28 +364,33 @@ class _BadResult(Exception):
     pass
 
 
-def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None) -> None:
-    """Entry point of a worker process: serve requests until the pipe closes."""
+def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None, parent_pid: int | None = None,
+               max_result_bytes: int | None = None) -> None:
+    """Entry point of a worker process: serve ``(budget, request)`` messages until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    guard_lifetime(parent_pid or os.getppid(), conn.fileno())
     if memory_limit:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    worker = Worker(max_pages=max_pages)
+    worker = Worker(max_pages=max_pages, max_result_bytes=max_result_bytes)
     while True:
         try:
-            message = conn.recv()
+            budget, message = conn.recv()
         except (EOFError, OSError):
             return
+        arm_budget(budget)
         try:
             reply = worker.handle(message)
         except MemoryError:
             reply = (FAULT, "MemoryError: worker memory limit reached")
+        disarm_budget()
         conn.send(reply)
 
 
 def main(argv: list[str]) -> None:
-    """``python -m scaleenv_mcp.workers.worker FD MEMORY_LIMIT MAX_PAGES`` (started by the pool)."""
-    fd, memory_limit, max_pages = (int(a) for a in argv[:3])
-    run_worker(Connection(fd), memory_limit or None, max_pages or None)
+    """``python -m scaleenv_mcp.workers.worker FD MEMORY_LIMIT MAX_PAGES PARENT_PID MAX_RESULT_BYTES``
+    (started by the pool; 0 means no limit)."""
+    fd, memory_limit, max_pages, parent_pid, max_result_bytes = (int(a) for a in argv[:5])
+    run_worker(Connection(fd), memory_limit or None, max_pages or None, parent_pid, max_result_bytes or None)
 
 
 if __name__ == "__main__":

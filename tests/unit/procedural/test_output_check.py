@@ -51,9 +51,11 @@ def test_compiled_verdicts_equal_jsonschemas(slip: float):
 
 def test_a_bad_result_gets_jsonschemas_message_and_unsupported_schemas_fall_back():
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
-    assert OutputCheck(schema).problem({"n": 1}) is None
-    assert OutputCheck(schema).problem({"n": "1"}) == "result does not match the output schema at n: '1' is not of type 'integer'"
-    assert OutputCheck(schema).problem({"n": float("nan")}) is not None  # not JSON (and not an integer)
-    assert OutputCheck(schema).problem([1]) == "tool returned list, not a dict"
+    assert OutputCheck(schema).problem({"n": 1}) == (None, len('{"n": 1}'))
+    assert OutputCheck(schema).problem({"n": "1"}) == ("result does not match the output schema at n: '1' is not of type "
+                                                     "'integer'", 0)
+    assert OutputCheck(schema).problem({"n": float("nan")})[0] is not None  # not JSON (and not an integer)
+    assert OutputCheck(schema).problem([1]) == ("tool returned list, not a dict", 0)
     patterned = OutputCheck({"type": "object", "properties": {"s": {"type": "string", "pattern": "^a"}}})
-    assert patterned.compiled is None and patterned.problem({"s": "b"}) is not None and patterned.problem({"s": "a"}) is None
+    assert patterned.compiled is None and patterned.problem({"s": "b"})[0] is not None
+    assert patterned.problem({"s": "a"})[0] is None

@@ -1,0 +1,94 @@
+"""Workers die with their host whatever kills it (issue #29, failure 1).
+
+Before: a host killed while a tool call looped left the busy worker re-parented to PID 1,
+still at 100% CPU a minute later; the same for a killed ``scaleenv validate``. These tests
+kill the real commands with SIGKILL (no clean-up runs) and poll for any process of the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from scaleenv_mcp.soak.mcp_session import McpSession
+from scaleenv_mcp.soak.served import TAG_VARIABLE, ServedHost, tagged_processes
+from tests.support_hostile import hostile_copy
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "domains"
+DEADLINE = 15.0  # generous: the death signal acts at once, the watchdog within a second
+
+
+def _gone(tag: str) -> list[int]:
+    deadline = time.monotonic() + DEADLINE
+    while (left := tagged_processes(tag)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _busy_workers(tag: str, host_pid: int) -> list[int]:
+    return [pid for pid in tagged_processes(tag) if pid != host_pid]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds processes through /proc")
+def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path):
+    served = ServedHost(FIXTURES, tmp_path, skip_validation=True, env={"SCALEENV_CALL_TIMEOUT": "120"}).start()
+    try:
+        headers = {"authorization": f"Bearer {served.token}"}
+        episode = httpx.post(f"{served.control_url}/episodes", json={"domain": "tiny_library"}, headers=headers,
+                             timeout=30).json()["episodes"][0]
+
+        async def call() -> None:
+            async with httpx.AsyncClient() as client:
+                session = await McpSession.open(episode["agent_url"], client)
+                await session.call_tool("tally", {"upto": 10**13})
+
+        def loop_forever() -> None:
+            try:
+                asyncio.run(call())
+            except httpx.HTTPError:
+                pass  # the host is killed under it
+
+        caller = threading.Thread(target=loop_forever, daemon=True)
+        caller.start()
+        time.sleep(2.0)  # the worker is inside the loop now
+        busy = _busy_workers(served.tag, served.pid)
+        assert busy and all(_cpu_ticks(pid) > 50 for pid in busy), "the worker is not looping"
+    finally:
+        served.kill()
+    assert _gone(served.tag) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds processes through /proc")
+def test_killed_validate_leaves_no_worker_behind(tmp_path: Path):
+    package = hostile_copy(FIXTURES / "tiny_library", tmp_path / "tiny_library", "loop")
+    tag = os.urandom(8).hex()
+    env = {**os.environ, TAG_VARIABLE: tag, "SCALEENV_STATE_DIR": str(tmp_path / "state")}
+    process = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", "validate", str(package), "--timeout", "60",
+                                "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(tagged_processes(tag)) < 2 and time.monotonic() < deadline:  # the validator and its workers
+            time.sleep(0.2)
+        time.sleep(2.0)  # the cases are looping now
+        assert len(tagged_processes(tag)) >= 2
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert _gone(tag) == []

@@ -1,6 +1,8 @@
 """What the host keeps per served domain: the package, its worker bundle, compiled argument validators.
 
 Compiled once when the domain comes online, never per call (the hot path only looks up).
+Arguments are checked against the bounded input schemas (``domain.schema_limits``), the
+same ones ``tools/list`` serves.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from typing import Any
 import jsonschema
 
 from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.domain.schema_limits import bounded_schema
 from scaleenv_mcp.workers.protocol import DomainBundle
 
 __all__ = ["DomainRuntime", "describe_argument_error"]
@@ -39,6 +42,11 @@ def describe_argument_error(error: jsonschema.ValidationError) -> str:
         return f"argument '{path}' must be of type {error.validator_value}, got {value}"
     if error.validator == "enum":
         return f"argument '{path}' must be one of {error.validator_value}, got {value}"
+    if error.validator == "maxLength":
+        return f"argument '{path}' is {len(error.instance)} characters long, over its limit of {error.validator_value}"
+    if error.validator in ("minimum", "maximum"):
+        bound = "at least" if error.validator == "minimum" else "at most"
+        return f"argument '{path}' must be {bound} {error.validator_value}, got {value}"
     return f"argument '{path}' is invalid: {error.message[:200]}"
 
 
@@ -53,9 +61,10 @@ class DomainRuntime:
             seed=package.seed,
             tools_source=package.tools_source,
         )
-        self.validators = {
-            t.name: jsonschema.Draft202012Validator(t.input_schema) for t in package.manifest.tools
+        self.input_schemas: dict[str, dict[str, Any]] = {
+            t.name: bounded_schema(t.input_schema) for t in package.manifest.tools
         }
+        self.validators = {name: jsonschema.Draft202012Validator(schema) for name, schema in self.input_schemas.items()}
 
     @property
     def slug(self) -> str:

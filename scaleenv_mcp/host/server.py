@@ -45,10 +45,12 @@ def build_instructions(runtime: DomainRuntime) -> str:
 
 
 def tool_list(runtime: DomainRuntime) -> list[types.Tool]:
-    """Built once per domain server: title, annotations and portable schemas (host/tool_metadata.py)."""
+    """Built once per domain server: title, annotations and portable schemas (host/tool_metadata.py),
+    inputs with the bounds arguments are checked against (domain/schema_limits.py)."""
     return [
         types.Tool(name=t.name, title=tool_title(t.name), description=t.description,
-                   input_schema=portable_schema(t.input_schema), output_schema=portable_schema(t.output_schema),
+                   input_schema=portable_schema(runtime.input_schemas[t.name]),
+                   output_schema=portable_schema(t.output_schema),
                    annotations=tool_annotations(t))
         for t in runtime.manifest.tools
     ]

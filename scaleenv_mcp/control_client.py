@@ -32,6 +32,7 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeNotFoundError,
     LimitExceededError,
+    SnapshotNotFoundError,
     UsageError,
 )
 from scaleenv_mcp.host.control_models import (
@@ -47,6 +48,7 @@ from scaleenv_mcp.host.control_models import (
     RewardBatchRequest,
     RewardRequest,
     SnapshotBody,
+    SnapshotRequest,
     TablesBody,
     TraceBody,
 )
@@ -77,8 +79,8 @@ def raise_for_response(response: httpx.Response) -> None:
     if status in (401, 403):
         raise ControlAuthError(f"control API refused the request ({status}): {message}")
     if status == 404:
-        if code == EpisodeNotFoundError.code:
-            raise EpisodeNotFoundError(message)
+        if code in (EpisodeNotFoundError.code, SnapshotNotFoundError.code):
+            raise (SnapshotNotFoundError if code == SnapshotNotFoundError.code else EpisodeNotFoundError)(message)
         raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
                          "(is the base URL the control listener?)")
     if status == 429:
@@ -177,10 +179,14 @@ class ControlClient:
         """Back to the start state; the trace and the call count are cleared."""
         return EpisodeInfo.model_validate_json((await self._send("POST", self._episode(episode_id, "/reset"))).content)
 
-    async def snapshot(self, episode_id: str) -> str:
-        """The id of a snapshot of the episode's current state."""
-        response = await self._send("POST", self._episode(episode_id, "/snapshot"))
+    async def snapshot(self, episode_id: str, pinned: bool = False) -> str:
+        """The id of a snapshot of the episode's current state; deleted with the episode unless ``pinned``."""
+        response = await self._send("POST", self._episode(episode_id, "/snapshot"),
+                                    body=_body(SnapshotRequest, {"pinned": pinned}))
         return SnapshotBody.model_validate_json(response.content).snapshot_id
+
+    async def delete_snapshot(self, snapshot_id: str) -> None:
+        await self._send("DELETE", f"/snapshots/{quote(snapshot_id, safe='')}")
 
     async def restore(self, episode_id: str, snapshot_id: str) -> EpisodeInfo:
         response = await self._send("POST", self._episode(episode_id, "/restore"),

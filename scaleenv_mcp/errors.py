@@ -13,8 +13,10 @@ Two families, kept apart because they mean different things to an agent and to a
     │   │                         nothing of the host's internals leaked
     │   ├── UnknownToolError         code ``unknown_tool``
     │   ├── EpisodeNotFoundError     code ``episode_not_found``
+    │   │   └── SnapshotNotFoundError    code ``snapshot_not_found``
     │   ├── CapacityError            code ``capacity``
     │   ├── LimitExceededError       code ``limit_exceeded``
+    │   │   └── RequestTooLargeError     code ``request_too_large`` (an HTTP body past its limit: 413)
     │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
     │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
     ├── DomainError               a domain package is broken: file, field and reason
@@ -39,7 +41,9 @@ __all__ = [
     "NotFoundError",
     "NotPermittedError",
     "PermissionDeniedError",
+    "RequestTooLargeError",
     "ScaleEnvError",
+    "SnapshotNotFoundError",
     "ToolError",
     "UnknownToolError",
     "UsageError",
@@ -110,6 +114,12 @@ class EpisodeNotFoundError(HarnessError):
     code = "episode_not_found"
 
 
+class SnapshotNotFoundError(EpisodeNotFoundError):
+    """No such snapshot: never taken, deleted, or deleted with the episode that owned it."""
+
+    code = "snapshot_not_found"
+
+
 class CapacityError(HarnessError):
     """A live-episode cap was reached; nobody else's episode was evicted."""
 
@@ -120,6 +130,12 @@ class LimitExceededError(HarnessError):
     """An episode hit one of its own limits (calls, trace length, database size)."""
 
     code = "limit_exceeded"
+
+
+class RequestTooLargeError(LimitExceededError):
+    """An HTTP request body over the listener's limit, refused by its declared length before reading."""
+
+    code = "request_too_large"
 
 
 class ControlAuthError(HarnessError):

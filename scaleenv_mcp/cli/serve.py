@@ -23,7 +23,10 @@ def serve(
     port: Annotated[int, typer.Option(help="Agent listener port (MCP streamable HTTP).")] = 8765,
     control_port: Annotated[int, typer.Option(help="Control listener port (HTTP JSON, bearer token); 0 picks a free port.")] = 8766,
     no_control: Annotated[bool, typer.Option("--no-control", help="Do not start the control listener.")] = False,
-    token_file: Annotated[Path | None, typer.Option(help="Where to write the control token (mode 0600).")] = None,
+    token_file: Annotated[Path | None, typer.Option(help="Where to write the control token (mode 0600); a token "
+                                                "already there is kept across restarts.")] = None,
+    rotate_token: Annotated[bool, typer.Option("--rotate-token", help="Write a new control token even if the token "
+                                               "file holds one (harnesses must read it again).")] = False,
     domains_dir: DomainsDirOption = None,
     domain: Annotated[list[str] | None, typer.Option("--domain", help="Serve only these domains (repeatable).")] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes for tool code (default: one per core).")] = None,
@@ -46,7 +49,7 @@ def serve(
     from scaleenv_mcp.settings import HostSettings
 
     settings = HostSettings.from_env(host=host, port=port, token_file=token_file, workers=workers,
-                                     skip_validation=skip_validation or None)
+                                     skip_validation=skip_validation or None, rotate_token=rotate_token or None)
     settings = settings.model_copy(update={"control_port": None if no_control else control_port})
     try:
         _check_domains(stdio, domain, domains_dir)

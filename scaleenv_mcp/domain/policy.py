@@ -37,7 +37,7 @@ from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
 
 __all__ = ["ALLOWED_BUILTINS", "ALLOWED_IMPORTS", "POLICY_VERSION", "PolicyReport", "PolicyViolation", "check_policy"]
 
-POLICY_VERSION = "1"
+POLICY_VERSION = "2"  # 2: require_row is checked under any alias, and only called directly
 
 #: ``from module import name`` is allowed for exactly these pairs; ``import x`` never. Every
 #: name is a function, class or constant with no non-underscore path to a module, a frame or
@@ -236,9 +236,16 @@ class _Checker(ast.NodeVisitor):
         else:
             self.add(node, "unknown_name", f"unknown name {name!r}: not a parameter, local, import or module definition")
 
+    def is_require_row(self, name: str) -> bool:
+        """``require_row`` from the toolkit under any local name (``import require_row as rr`` too)."""
+        return name == "require_row" or self.imports.get(name) == ("scaleenv_mcp.toolkit", "require_row")
+
     def visit_Name(self, node: ast.Name) -> None:
         if isinstance(node.ctx, ast.Load):
             self.resolve(node)
+            if self.is_require_row(node.id) and id(node) not in self.sql_callees:
+                self.add(node, "sql_not_literal", f"{node.id!r} (require_row) must be called directly so its SQL "
+                         "can be checked")
         else:
             self.check_binding(node, node.id, module_level=len(self.scopes) == 1)
 
@@ -400,7 +407,8 @@ class _Checker(ast.NodeVisitor):
         if isinstance(func, ast.Attribute) and func.attr in _SQL_METHODS:
             self.sql_callees.add(id(func))
             self.check_sql(node)
-        elif isinstance(func, ast.Name) and func.id == "require_row":  # toolkit.require_row(ctx, sql, params, ...)
+        elif isinstance(func, ast.Name) and self.is_require_row(func.id):  # toolkit.require_row(ctx, sql, params, ...)
+            self.sql_callees.add(id(func))
             self.check_sql(node, position=1)
         if isinstance(func, ast.Attribute) and func.attr in _CTX_CLOCK and _is_ctx(func.value):
             self.add(node, "wall_clock", "ctx.now / ctx.today are strings; calling one means ctx is a clock")

@@ -6,12 +6,18 @@ from) and the successful calls since. When a worker is lost (a call past its bud
 crash), every episode it held is rebuilt on the fresh worker by replaying those calls;
 tools are deterministic, so the rebuilt state is identical (tests/integration/test_runaway.py
 checks fingerprints before and after).
+
+Snapshots have an owner and a lifetime: each belongs to the episode it was taken from and
+is deleted when that episode closes, unless it was pinned; pinned ones live until deleted
+(``DELETE /snapshots/{id}``). A host holds at most ``max_snapshots`` (issue #29, failure 3:
+they used to live for the host's whole life, about 213 KB each).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -21,18 +27,19 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeNotFoundError,
     LimitExceededError,
+    SnapshotNotFoundError,
     UnknownToolError,
     UsageError,
 )
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
-from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord
+from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport, compute_reward
-from scaleenv_mcp.workers.pool import WorkerHandle, WorkerLostError, WorkerPool
+from scaleenv_mcp.workers.pool import DomainLoadError, WorkerHandle, WorkerLostError, WorkerPool
 from scaleenv_mcp.workers.protocol import LIMIT, OK, TOOL_ERROR, CallReply
 
-__all__ = ["Episode", "EpisodeOrigin", "EpisodeRegistry"]
+__all__ = ["Episode", "EpisodeOrigin", "EpisodeRegistry", "Snapshot"]
 
 
 class EpisodeOrigin(str, Enum):
@@ -69,6 +76,16 @@ class Episode:
                 "calls": self.calls, "created": self.created}
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """The bytes of an episode's database at one moment, and who keeps them alive."""
+
+    domain_hash: str
+    data: bytes
+    owner: str  # the episode it was taken from: closing it deletes the snapshot unless pinned
+    pinned: bool = False
+
+
 def new_episode_id() -> str:
     """128 random bits: episode ids appear in agents' URLs, so they must not be guessable."""
     return secrets.token_hex(16)
@@ -82,7 +99,7 @@ class EpisodeRegistry:
         self.settings = settings
         self.domains: dict[str, DomainRuntime] = {}
         self.episodes: dict[str, Episode] = {}
-        self.snapshots: dict[str, tuple[str, bytes]] = {}  # snapshot id -> (domain hash, bytes)
+        self.snapshots: dict[str, Snapshot] = {}
         self.counts = {EpisodeOrigin.interactive: 0, EpisodeOrigin.harness: 0}
 
     # -- domains --------------------------------------------------------------------------
@@ -111,7 +128,10 @@ class EpisodeRegistry:
         return payload
 
     async def _open_on(self, worker: WorkerHandle, episode: Episode) -> None:
-        await worker.ensure_domain(episode.domain.bundle, self.settings.call_timeout * 6)
+        try:
+            await worker.ensure_domain(episode.domain.bundle, self.settings.call_timeout * 6)
+        except DomainLoadError as broken:  # no traceback or path past this point
+            raise EnvironmentFaultError(f"domain {episode.domain.slug!r} cannot run its tools: {broken.summary}") from None
         status, payload = await worker.request(
             ("open", episode.id, episode.domain.bundle.content_hash, episode.task_id or "", episode.setup,
              episode.base, episode.replay), self.settings.call_timeout * (6 + len(episode.replay)))
@@ -174,6 +194,8 @@ class EpisodeRegistry:
         episode.closed = True
         self.counts[episode.origin] -= 1
         episode.worker.episodes.discard(episode_id)
+        for snapshot_id in [k for k, v in self.snapshots.items() if v.owner == episode_id and not v.pinned]:
+            del self.snapshots[snapshot_id]
         try:
             await self._request(episode.worker, ("close", episode_id))
         except EnvironmentFaultError:
@@ -229,6 +251,9 @@ class EpisodeRegistry:
             outcome = CallOutcome.model_construct(kind=OutcomeKind.success, result=reply.result, duration_ms=duration,
                                                   error_code=None, message=None,
                                                   reads=list(reply.reads), writes=list(reply.writes))
+            if reply.result_bytes > self.settings.trace_result_bytes:
+                self._record(episode, tool, arguments, outcome, trace_summary(reply.result, reply.result_bytes))
+                return outcome
         elif reply.status == TOOL_ERROR:
             outcome = CallOutcome(kind=OutcomeKind.tool_error, error_code=reply.error_code, message=reply.message,
                                   duration_ms=duration)
@@ -246,10 +271,12 @@ class EpisodeRegistry:
         return outcome
 
     @staticmethod
-    def _record(episode: Episode, tool: str, arguments: dict[str, Any], outcome: CallOutcome) -> None:
+    def _record(episode: Episode, tool: str, arguments: dict[str, Any], outcome: CallOutcome,
+                result: dict[str, Any] | None = None) -> None:
+        """Append to the trace; ``result`` replaces the outcome's (a bounded summary of a large one)."""
         episode.trace.append(TraceRecord.model_construct(
             index=len(episode.trace), tool=tool, arguments=arguments, outcome=outcome.kind,
-            error_code=outcome.error_code, message=outcome.message, result=outcome.result,
+            error_code=outcome.error_code, message=outcome.message, result=result or outcome.result,
             duration_ms=round(outcome.duration_ms, 3)))
 
     # -- state ------------------------------------------------------------------------------
@@ -274,10 +301,14 @@ class EpisodeRegistry:
         episode = self.get(episode_id)
         if against is None or against == "start":
             payload = await self._request(episode.worker, ("diff", episode_id, None, None, full))
-        elif against in self.snapshots:
-            payload = await self._request(episode.worker, ("diff", episode_id, self.snapshots[against][1], None, full))
+        elif against in self.snapshots or against.startswith("snap-"):
+            snapshot = self._snapshot_of(episode, against)
+            payload = await self._request(episode.worker, ("diff", episode_id, snapshot.data, None, full))
         else:
             other = self.get(against)
+            if other.domain.bundle.content_hash != episode.domain.bundle.content_hash:
+                raise UsageError(f"episode {against} is of domain {other.domain.slug!r}, this one of "
+                                 f"{episode.domain.slug!r}: a diff compares states of one domain")
             if other.worker is episode.worker:
                 payload = await self._request(episode.worker, ("diff", episode_id, None, against, full))
             else:
@@ -299,20 +330,33 @@ class EpisodeRegistry:
         return compute_reward(episode.domain.manifest, task.gold.diff, await self.diff(episode_id), task.communicate,
                               messages)
 
-    async def snapshot(self, episode_id: str) -> str:
+    async def snapshot(self, episode_id: str, pinned: bool = False) -> str:
+        """Snapshot the episode's state; it is deleted with the episode unless ``pinned``."""
         episode = self.get(episode_id)
+        if len(self.snapshots) >= self.settings.max_snapshots:
+            raise CapacityError(f"snapshot cap of {self.settings.max_snapshots} reached; delete snapshots "
+                                "(DELETE /snapshots/{id}) or close the episodes that own them")
         data = await self._request(episode.worker, ("snapshot", episode_id))
-        snapshot_id = "snap-" + secrets.token_hex(8)
-        self.snapshots[snapshot_id] = (episode.domain.bundle.content_hash, data)
+        snapshot_id = "snap-" + secrets.token_hex(16)
+        self.snapshots[snapshot_id] = Snapshot(episode.domain.bundle.content_hash, data, episode_id, pinned)
         return snapshot_id
+
+    def delete_snapshot(self, snapshot_id: str) -> None:
+        if self.snapshots.pop(snapshot_id, None) is None:
+            raise SnapshotNotFoundError(f"unknown snapshot {snapshot_id!r} (never taken, deleted, or closed with its episode)")
+
+    def _snapshot_of(self, episode: Episode, snapshot_id: str) -> Snapshot:
+        """The snapshot, refused unless it is of ``episode``'s domain."""
+        snapshot = self.snapshots.get(snapshot_id)
+        if snapshot is None:
+            raise UsageError(f"unknown snapshot {snapshot_id!r} (never taken, deleted, or closed with its episode)")
+        if snapshot.domain_hash != episode.domain.bundle.content_hash:
+            raise UsageError(f"snapshot {snapshot_id} is of another domain than this {episode.domain.slug!r} episode")
+        return snapshot
 
     async def restore(self, episode_id: str, snapshot_id: str) -> None:
         episode = self.get(episode_id)
-        if snapshot_id not in self.snapshots:
-            raise UsageError(f"unknown snapshot {snapshot_id!r}")
-        content_hash, data = self.snapshots[snapshot_id]
-        if content_hash != episode.domain.bundle.content_hash:
-            raise UsageError("snapshot belongs to another domain")
+        data = self._snapshot_of(episode, snapshot_id).data
         await self._request(episode.worker, ("restore", episode_id, data))
         episode.base, episode.replay = data, []
 

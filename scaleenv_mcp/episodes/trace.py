@@ -1,4 +1,9 @@
-"""The per-episode record of every call: what the agent did, in order, and how it went."""
+"""The per-episode record of every call: what the agent did, in order, and how it went.
+
+A result larger than the host's ``trace_result_bytes`` is kept as a bounded summary (its
+size and top-level keys): the agent got it in full, but a trace of 10,000 calls must not
+hold 10,000 large results for the episode's life (issue #29, failure 3).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-__all__ = ["CallOutcome", "OutcomeKind", "TraceRecord"]
+__all__ = ["CallOutcome", "OutcomeKind", "SUMMARY_KEY", "TraceRecord", "trace_summary"]
+
+SUMMARY_KEY = "scaleenv/summary"
+_SUMMARY_KEYS = 50
 
 
 class OutcomeKind(str, Enum):
@@ -35,3 +43,11 @@ class TraceRecord(BaseModel):
     message: str | None = None
     result: dict[str, Any] | None = None
     duration_ms: float
+
+
+def trace_summary(result: dict[str, Any] | None, size: int) -> dict[str, Any]:
+    """What the trace keeps of a large result: ``{"scaleenv/summary": {"bytes", "keys", "lengths"}}``."""
+    result = result or {}
+    keys = sorted(result)[:_SUMMARY_KEYS]
+    lengths = {k: len(result[k]) for k in keys if isinstance(result[k], (list, str, dict))}
+    return {SUMMARY_KEY: {"bytes": size, "keys": keys, "lengths": lengths}}

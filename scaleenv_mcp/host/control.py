@@ -1,9 +1,12 @@
 """The control listener: HTTP JSON for harnesses and RL trainers, never reachable by agents.
 
 Own port, loopback by default, always behind a bearer token (random unless given, written
-to a 0600 file), Host and Origin checks, request size limit. Every error is shaped by one
-handler: ``{"error": {"code", "message"}}`` with 401 (token), 403 (Host/Origin), 404
-(episode), 429 (a cap or an episode limit, with the reason), 400 (usage), 500 (environment).
+to a 0600 file and kept across restarts until ``scaleenv serve --rotate-token``), Host and
+Origin checks, request size limit (a body is refused by its declared Content-Length before
+any of it is read, and a body without one is read only up to the limit: 413). Every error
+is shaped by one handler: ``{"error": {"code", "message"}}`` with 401 (token), 403
+(Host/Origin), 404 (episode, snapshot), 413 (body too large), 429 (a cap or an episode
+limit, with the reason), 400 (usage), 500 (environment; never a traceback).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import logging
 import os
 import secrets
 from pathlib import Path
@@ -28,6 +32,7 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeNotFoundError,
     LimitExceededError,
+    RequestTooLargeError,
     ScaleEnvError,
     UsageError,
 )
@@ -40,14 +45,31 @@ from scaleenv_mcp.state.reward import RewardReport
 
 __all__ = ["build_control_app", "write_token"]
 
-_STATUS = {EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429, UsageError: 400,
-           EnvironmentFaultError: 500}
+log = logging.getLogger("scaleenv.control")
+
+_STATUS = {EpisodeNotFoundError: 404, CapacityError: 429, RequestTooLargeError: 413, LimitExceededError: 429,
+           UsageError: 400, EnvironmentFaultError: 500}
+
+
+def _kept_token(path: Path) -> str | None:
+    """The token a previous run wrote to ``path``, if the file is still private to its owner."""
+    try:
+        if path.stat().st_mode & 0o077:
+            return None  # readable by others: do not trust it, write a fresh one
+        token = path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return token if len(token) >= 32 else None
 
 
 def write_token(settings: HostSettings) -> tuple[str, Path]:
-    """The control token (given or random) and the 0600 file it was written to."""
-    token = settings.token or secrets.token_urlsafe(32)
+    """The control token and the 0600 file it is in: given, else the one a previous run wrote
+    (harness configs keep working across restarts), else random; ``rotate_token`` forces a new one."""
     path = settings.token_file or (settings.state_dir / "control-token")
+    kept = None if settings.rotate_token else _kept_token(path)
+    token = settings.token or kept or secrets.token_urlsafe(32)
+    if token == kept:
+        return token, path
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
@@ -84,10 +106,14 @@ class _Routes:
         return models.EpisodeInfo(**episode.summary(), agent_url=f"{self.agent_base}/mcp/episodes/{episode.id}").model_dump()
 
     async def body(self, request: Request, model: type[BaseModel]) -> Any:
-        raw = await request.body()
-        if len(raw) > self.settings.max_request_bytes:
-            raise UsageError("request body too large")
-        return model.model_validate_json(raw or b"{}")
+        """The body as ``model``, read only up to the size limit (the declared length was checked before)."""
+        limit, chunks, size = self.settings.max_request_bytes, [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise RequestTooLargeError(f"request body too large: over the {limit}-byte limit")
+            chunks.append(chunk)
+        return model.model_validate_json(b"".join(chunks) or b"{}")
 
     async def create(self, request: Request) -> JSONResponse:
         spec = await self.body(request, models.CreateEpisodes)
@@ -120,7 +146,13 @@ class _Routes:
         return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
 
     async def snapshot(self, request: Request) -> JSONResponse:
-        return JSONResponse({"snapshot_id": await self.registry.snapshot(request.path_params["id"])}, status_code=201)
+        body = await self.body(request, models.SnapshotRequest)
+        snapshot_id = await self.registry.snapshot(request.path_params["id"], pinned=body.pinned)
+        return JSONResponse({"snapshot_id": snapshot_id}, status_code=201)
+
+    async def delete_snapshot(self, request: Request) -> Response:
+        self.registry.delete_snapshot(request.path_params["id"])
+        return Response(status_code=204)
 
     async def restore(self, request: Request) -> JSONResponse:
         body = await self.body(request, models.RestoreBody)
@@ -182,7 +214,9 @@ _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseMode
     ("GET", "/episodes/{id}", "get", "One episode", None, models.EpisodeInfo, 200),
     ("DELETE", "/episodes/{id}", "close", "Close an episode", None, None, 204),
     ("POST", "/episodes/{id}/reset", "reset", "Back to the start state, trace cleared", None, models.EpisodeInfo, 200),
-    ("POST", "/episodes/{id}/snapshot", "snapshot", "Snapshot the state", None, models.SnapshotBody, 201),
+    ("POST", "/episodes/{id}/snapshot", "snapshot", "Snapshot the state (deleted with the episode unless pinned)",
+     models.SnapshotRequest, models.SnapshotBody, 201),
+    ("DELETE", "/snapshots/{id}", "delete_snapshot", "Delete a snapshot", None, None, 204),
     ("POST", "/episodes/{id}/restore", "restore", "Restore a snapshot", models.RestoreBody, models.EpisodeInfo, 200),
     ("POST", "/episodes/{id}/fork", "fork", "Copy the episode into a new, independent one", None, models.EpisodeInfo, 201),
     ("GET", "/episodes/{id}/fingerprint", "fingerprint", "SHA-256 of the canonical state", None, models.FingerprintBody, 200),
@@ -230,6 +264,10 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
     routes = _Routes(host, settings, agent_base or f"http://{settings.host}:{settings.port}")
     openapi = build_openapi()
 
+    def too_large(request: Request) -> bool:
+        declared = request.headers.get("content-length")
+        return declared is not None and (not declared.isdigit() or int(declared) > settings.max_request_bytes)
+
     def foreign(request: Request) -> bool:
         return not is_allowed(request.headers.get("host"), request.headers.get("origin"), settings.host,
                               settings.allowed_origins)
@@ -243,12 +281,19 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
             supplied = request.headers.get("authorization", "")
             if not hmac.compare_digest(supplied.encode(), f"Bearer {token}".encode()):
                 return _error(401, "unauthorized", "missing or wrong bearer token")
+            if too_large(request):
+                return error_response(RequestTooLargeError(f"request body too large: over the "
+                                                           f"{settings.max_request_bytes}-byte limit (by its "
+                                                           "Content-Length; nothing was read)"))
             try:
                 return await handler(request)
             except (ScaleEnvError, ValidationError) as error:
                 return error_response(error)
             except json.JSONDecodeError:
                 return _error(400, "invalid_request", "body is not JSON")
+            except Exception as error:  # a bug of ours: JSON, no traceback or path to the caller
+                log.exception("control API %s failed", name)
+                return error_response(error)
 
         return endpoint
 

@@ -13,6 +13,7 @@ from scaleenv_mcp.state.reward import RewardReport
 __all__ = [
     "CreateEpisodes", "DomainInfo", "DomainList", "EpisodeInfo", "EpisodeList", "EpisodeSpec", "ErrorBody",
     "ErrorInfo", "FingerprintBody", "RestoreBody", "RewardBatch", "RewardBatchRequest", "RewardRequest", "SnapshotBody",
+    "SnapshotRequest",
     "TablesBody",
     "TraceBody",
 ]
@@ -41,6 +42,11 @@ class EpisodeInfo(BaseModel):
 
 class EpisodeList(BaseModel):
     episodes: list[EpisodeInfo]
+
+
+class SnapshotRequest(BaseModel):
+    pinned: bool = Field(default=False, description="Keep the snapshot after its episode closes, until "
+                         "DELETE /snapshots/{id}; unpinned snapshots are deleted with their episode.")
 
 
 class SnapshotBody(BaseModel):

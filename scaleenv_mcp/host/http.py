@@ -6,11 +6,18 @@ episode is in the URL. On ``/mcp/{domain}`` a handshake-era session gets a fresh
 its own; any request may name an episode with the ``X-ScaleEnv-Episode`` header or
 ``_meta["scaleenv/episode"]``; a stateless request with neither gets an error that says
 how to get one.
+
+Every POST body is screened before the SDK sees it (``_screened``): over the size limit by
+its declared length, 413 with nothing read; a JSON-RPC request whose ``id`` is neither a
+string nor an integer (an object, an array, a float, a boolean), -32600 invalid request.
+The SDK took such a request for a notification and answered 202 with no answer at all
+(issue #29, failure 4).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -18,6 +25,7 @@ import anyio
 import anyio.abc
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -37,6 +45,48 @@ EPISODE_HEADER = "x-scaleenv-episode"
 
 def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
     return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}, status_code=status)
+
+
+def _bad_id(message: Any) -> bool:
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
+        return False
+    request_id = message["id"]
+    return isinstance(request_id, bool) or not isinstance(request_id, (str, int))
+
+
+async def _screened(scope: Scope, receive: Receive, send: Send, limit: int) -> Receive | None:
+    """A ``receive`` replaying the checked body, or None when this function already answered."""
+    if scope["method"] != "POST":
+        return receive
+    declared = Request(scope).headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        await _jsonrpc_error(413, INVALID_REQUEST, f"request body too large: over the {limit}-byte limit")(scope, receive, send)
+        return None
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return None  # the client went away
+        body += message.get("body", b"")
+        if len(body) > limit:
+            await _jsonrpc_error(413, INVALID_REQUEST, f"request body too large: over the {limit}-byte limit")(scope, receive, send)
+            return None
+        if not message.get("more_body", False):
+            break
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None  # the SDK answers the parse error
+    if any(_bad_id(m) for m in (parsed if isinstance(parsed, list) else [parsed])):
+        await _jsonrpc_error(400, INVALID_REQUEST, "invalid request: a JSON-RPC id must be a string or an integer")(
+            scope, receive, send)
+        return None
+    pending = [{"type": "http.request", "body": bytes(body), "more_body": False}]
+
+    async def replay() -> Any:
+        return pending.pop() if pending else await receive()
+
+    return replay
 
 
 def _named_episode(ctx: ServerRequestContext[Any]) -> str | None:
@@ -147,7 +197,8 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starle
         if served is None:
             await _jsonrpc_error(404, -32004, "unknown, expired or closed episode; create a new one")(scope, receive, send)
             return
-        await served.episode_manager.handle_request(scope, receive, send)
+        if (receive := await _screened(scope, receive, send, settings.max_request_bytes)) is not None:
+            await served.episode_manager.handle_request(scope, receive, send)
 
     async def domain_route(scope: Scope, receive: Receive, send: Send) -> None:
         domain = scope["path_params"]["domain"]
@@ -163,6 +214,8 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starle
             # a new handshake session would get an episode: refuse it up front, with the reason
             await _jsonrpc_error(429, -32005, f"interactive episode cap of {cap} reached; close sessions or wait "
                                  "for idle expiry (harness episodes have their own cap)")(scope, receive, send)
+            return
+        if (receive := await _screened(scope, receive, send, settings.max_request_bytes)) is None:
             return
         await served.interactive_manager.handle_request(scope, receive, send)
         if scope["method"] == "DELETE":

@@ -13,6 +13,7 @@ requests. Never actions, gold, simulator instructions or withheld facts.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -24,7 +25,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.registry import EpisodeRegistry
 from scaleenv_mcp.episodes.trace import OutcomeKind
-from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError
 from scaleenv_mcp.host.errors import to_mcp_error
 from scaleenv_mcp.host.tool_metadata import portable_schema, tool_annotations, tool_title
 
@@ -32,6 +33,7 @@ __all__ = ["EpisodeResolver", "build_domain_server", "build_instructions", "tool
 
 EpisodeResolver = Callable[[ServerRequestContext[Any]], Awaitable[str]]
 EPISODE_META_KEY = "scaleenv/episode"
+log = logging.getLogger("scaleenv.host")
 
 
 def build_instructions(runtime: DomainRuntime) -> str:
@@ -85,6 +87,9 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
             outcome = await registry.call(episode_id, params.name, params.arguments)
         except ScaleEnvError as error:
             raise to_mcp_error(error) from None
+        except Exception:  # a bug of ours: logged here, never a traceback or path to the agent
+            log.exception("tools/call %s failed inside the host", params.name)
+            raise to_mcp_error(EnvironmentFaultError("internal error of the environment")) from None
         if outcome.kind is OutcomeKind.success:
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=json.dumps(outcome.result, ensure_ascii=False))],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from typing import Any
 
 from scaleenv_mcp.workers.protocol import DomainBundle
 
-__all__ = ["WorkerHandle", "WorkerLostError", "WorkerPool"]
+__all__ = ["DomainLoadError", "WorkerHandle", "WorkerLostError", "WorkerPool"]
 
 
 class WorkerLostError(Exception):
@@ -29,6 +30,19 @@ class WorkerLostError(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class DomainLoadError(RuntimeError):
+    """The worker could not load a domain's tools (a broken package served with --skip-validation).
+
+    ``str()`` is the worker's report with its traceback, for validation reports; ``summary``
+    is its first line, without file paths, for agents and harnesses.
+    """
+
+    def __init__(self, report: str) -> None:
+        super().__init__(f"worker could not load domain: {report}")
+        first = report.splitlines()[0] if report else "unknown error"
+        self.summary = re.sub(r"(?<![\w.])/[^\s'\",)]+", "<path>", first)[:300]
 
 
 class WorkerHandle:
@@ -141,7 +155,7 @@ class WorkerHandle:
             message = ("domain", bundle)
         status, payload = await self.request(message, timeout)
         if status != "ok":
-            raise RuntimeError(f"worker could not load domain: {payload}")
+            raise DomainLoadError(str(payload))
         self.domains.add(bundle.content_hash)
 
 

@@ -44,7 +44,7 @@ OPERATIONS = {  # every operation issue 3 asks for, as (method, path)
     ("POST", "/episodes/{id}/reset"), ("POST", "/episodes/{id}/snapshot"), ("POST", "/episodes/{id}/restore"),
     ("POST", "/episodes/{id}/fork"), ("GET", "/episodes/{id}/fingerprint"), ("GET", "/episodes/{id}/tables"),
     ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/episodes/{id}/reward"), ("POST", "/rewards"),
-    ("GET", "/episodes/{id}/trace"), ("GET", "/domains"),
+    ("GET", "/episodes/{id}/trace"), ("GET", "/domains"), ("DELETE", "/snapshots/{id}"),
 }
 
 
@@ -496,7 +496,7 @@ async def test_tables_trace_list_and_usage_errors(listeners: Listeners, control:
             response = await http.post("/episodes", content=body)
             assert response.status_code == 400 and response.json()["error"]["code"] in ("invalid_request", "usage"), body
         too_big = await http.post("/rewards", content=b'{"episode_ids": ["' + b"a" * (1024 * 1024) + b'"]}')
-        assert too_big.status_code == 400 and "too large" in too_big.json()["error"]["message"]
+        assert too_big.status_code == 413 and "too large" in too_big.json()["error"]["message"]
     assert await control.list_episodes() == [(await control.get_episode(episode.id))]
     with pytest.raises(EpisodeNotFoundError):
         await control.reset("0" * 32)

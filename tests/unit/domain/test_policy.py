@@ -249,3 +249,19 @@ def test_require_row_sql_is_checked_like_fetch_one():
     bad = ok.replace("'SELECT * FROM xs WHERE x_id = ?'", "f'SELECT * FROM xs WHERE x_id = {x_id}'")
     assert check_policy(ok).ok
     assert [v.rule for v in check_policy(bad).violations] == ["sql_not_literal"]
+
+
+def test_require_row_is_checked_under_an_alias_and_only_called_directly():
+    """Issue #29: ``import require_row as rr`` passed the rule, which looked for the name only."""
+    from scaleenv_mcp.domain.policy import check_policy
+
+    head = "from scaleenv_mcp.toolkit import require_row as rr\n\n"
+    aliased = head + ("def get_x(ctx, x_id: str) -> dict:\n"
+                      "    return rr(ctx, 'SELECT * FROM xs WHERE x_id = ' + x_id, (), 'no x')\n")
+    passed_on = head + ("def get_x(ctx, x_id: str, finder=rr) -> dict:\n"
+                        "    return finder(ctx, 'SELECT * FROM xs WHERE x_id = ' + x_id, (), 'no x')\n")
+    literal = head + ("def get_x(ctx, x_id: str) -> dict:\n"
+                      "    return rr(ctx, 'SELECT * FROM xs WHERE x_id = ?', (x_id,), 'no x')\n")
+    assert "sql_not_literal" in [v.rule for v in check_policy(aliased).violations]
+    assert "sql_not_literal" in [v.rule for v in check_policy(passed_on).violations]
+    assert check_policy(literal).ok

@@ -32,6 +32,7 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeNotFoundError,
     LimitExceededError,
+    RequestTooLargeError,
     SnapshotNotFoundError,
     UsageError,
 )
@@ -64,6 +65,8 @@ def raise_for_response(response: httpx.Response) -> None:
     Raises:
         ControlAuthError: 401 (token) or 403 (Host/Origin).
         EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError).
+        SnapshotNotFoundError: 404 naming a snapshot.
+        RequestTooLargeError: 413 (a body over the listener's limit).
         CapacityError, LimitExceededError: 429, told apart by the error code.
         UsageError: any other 4xx.
         EnvironmentFaultError: 5xx.
@@ -83,6 +86,8 @@ def raise_for_response(response: httpx.Response) -> None:
             raise (SnapshotNotFoundError if code == SnapshotNotFoundError.code else EpisodeNotFoundError)(message)
         raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
                          "(is the base URL the control listener?)")
+    if status == 413:
+        raise RequestTooLargeError(message)
     if status == 429:
         raise (LimitExceededError if code == LimitExceededError.code else CapacityError)(message)
     if status < 500:

@@ -16,11 +16,11 @@ Two families, kept apart because they mean different things to an agent and to a
     │   │   └── SnapshotNotFoundError    code ``snapshot_not_found``
     │   ├── CapacityError            code ``capacity``
     │   ├── LimitExceededError       code ``limit_exceeded``
-    │   │   └── RequestTooLargeError     code ``request_too_large`` (an HTTP body past its limit: 413)
     │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
     │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
     ├── DomainError               a domain package is broken: file, field and reason
     └── UsageError                bad input to a CLI command or Python API call
+        └── RequestTooLargeError     code ``request_too_large`` (an HTTP body past its limit: 413)
 
 Tool code raises only the ``ToolError`` family (through ``scaleenv_mcp.toolkit``); any
 other exception escaping a tool is an environment fault, never the agent's failure.
@@ -132,12 +132,6 @@ class LimitExceededError(HarnessError):
     code = "limit_exceeded"
 
 
-class RequestTooLargeError(LimitExceededError):
-    """An HTTP request body over the listener's limit, refused by its declared length before reading."""
-
-    code = "request_too_large"
-
-
 class ControlAuthError(HarnessError):
     """The control API refused the caller: missing or wrong bearer token, or a foreign Host/Origin."""
 
@@ -165,3 +159,9 @@ class DomainError(ScaleEnvError):
 
 class UsageError(ScaleEnvError):
     code = "usage"
+
+
+class RequestTooLargeError(UsageError):
+    """An HTTP request body over the listener's limit, refused by its declared length before reading."""
+
+    code = "request_too_large"

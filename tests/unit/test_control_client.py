@@ -17,7 +17,9 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeNotFoundError,
     LimitExceededError,
+    RequestTooLargeError,
     ScaleEnvError,
+    SnapshotNotFoundError,
     UsageError,
 )
 from scaleenv_mcp.host.control import error_response
@@ -25,8 +27,8 @@ from scaleenv_mcp.host.control import error_response
 pytestmark = pytest.mark.anyio
 
 # What the control app says for each error class, and what the client must raise for it.
-ROUND_TRIP = {EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429, UsageError: 400,
-              EnvironmentFaultError: 500}
+ROUND_TRIP = {SnapshotNotFoundError: 404, EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429,
+              RequestTooLargeError: 413, UsageError: 400, EnvironmentFaultError: 500}
 
 
 def _client(status: int, body: bytes, content_type: str = "application/json") -> ControlClient:
@@ -72,7 +74,7 @@ async def test_refusals_are_control_auth_errors(status: int):
 @pytest.mark.parametrize(("status", "body", "expected"), [
     (404, b"Not Found", UsageError),  # a path the control app does not serve: wrong base URL
     (405, b"Method Not Allowed", UsageError),
-    (413, b"", UsageError),
+    (413, b"", RequestTooLargeError),  # a UsageError
     (502, b"<html>bad gateway</html>", EnvironmentFaultError),
     (503, b'{"unexpected": true}', EnvironmentFaultError),
 ])
@@ -118,6 +120,6 @@ def test_public_surface_is_pinned():
     assert module.__all__ == ["ControlClient", "raise_for_response"]
     operations = {name for name, _ in inspect.getmembers(ControlClient, inspect.iscoroutinefunction)
                   if not name.startswith("_")}
-    assert operations == {"aclose", "close", "create_episodes", "create_many", "diff", "domains", "fingerprint", "fork",
-                          "get_episode", "list_episodes", "reset", "restore", "reward", "rewards", "snapshot", "tables",
-                          "trace"}
+    assert operations == {"aclose", "close", "create_episodes", "create_many", "delete_snapshot", "diff", "domains",
+                          "fingerprint", "fork", "get_episode", "list_episodes", "reset", "restore", "reward", "rewards",
+                          "snapshot", "tables", "trace"}

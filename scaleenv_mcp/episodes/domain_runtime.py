@@ -50,6 +50,17 @@ def describe_argument_error(error: jsonschema.ValidationError) -> str:
     return f"argument '{path}' is invalid: {error.message[:200]}"
 
 
+def _is_integer(checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema calls 1.0 and -0.0 integers; tools bind them to SQLite as floats, and an OFFSET of
+# -0.0 failed inside the tool as an environment fault (the soak found it). Only an int is one here.
+_StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 class DomainRuntime:
     def __init__(self, package: DomainPackage) -> None:
         self.package = package
@@ -64,7 +75,7 @@ class DomainRuntime:
         self.input_schemas: dict[str, dict[str, Any]] = {
             t.name: bounded_schema(t.input_schema) for t in package.manifest.tools
         }
-        self.validators = {name: jsonschema.Draft202012Validator(schema) for name, schema in self.input_schemas.items()}
+        self.validators = {name: _StrictValidator(schema) for name, schema in self.input_schemas.items()}
 
     @property
     def slug(self) -> str:

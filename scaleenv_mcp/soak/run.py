@@ -124,7 +124,7 @@ class _Soak:
         episode = created[0]
         session = await McpSession.open(episode.agent_url, http)
         calls: list[tuple[str, Any]] = []
-        snapshots: list[str] = []
+        snapshots: list[tuple[str, bool]] = []  # (id, pinned)
         for index in range(self.config.calls_per_episode):
             if time.monotonic() > self.deadline:
                 break
@@ -138,26 +138,27 @@ class _Soak:
         before = await self._control("fingerprint", control.fingerprint(episode.id))
         if rng.random() < self.config.replay_share and before is not None:
             await self._replay(control, http, domain, calls, before)
-        for snapshot_id in snapshots:
-            if rng.random() < 0.5:
+        for snapshot_id, pinned in snapshots:  # pinned ones outlive the episode: the soak deletes them
+            if pinned or rng.random() < 0.5:
                 await self._control("delete_snapshot", control.delete_snapshot(snapshot_id))
         await self._control("close", control.close(episode.id))
 
-    async def _control_op(self, control: ControlClient, episode_id: str, snapshots: list[str],
+    async def _control_op(self, control: ControlClient, episode_id: str, snapshots: list[tuple[str, bool]],
                           rng: random.Random) -> None:
         op = rng.choice(["fingerprint", "snapshot", "diff", "trace", "tables", "fork", "get"])
         if op == "snapshot":
-            snapshot_id = await self._control("snapshot", control.snapshot(episode_id, pinned=rng.random() < 0.2))
+            pinned = rng.random() < 0.2
+            snapshot_id = await self._control("snapshot", control.snapshot(episode_id, pinned=pinned))
             if snapshot_id:
-                snapshots.append(snapshot_id)
+                snapshots.append((snapshot_id, pinned))
         elif op == "diff":
-            against = rng.choice(["start", *snapshots]) if snapshots else "start"
+            against = rng.choice(["start", *(s for s, _ in snapshots)]) if snapshots else "start"
             await self._control("diff", control.diff(episode_id, against=against))
         elif op == "fork":
             child = await self._control("fork", control.fork(episode_id))
             if child is not None:
                 if snapshots:
-                    await self._control("restore", control.restore(child.id, snapshots[-1]))
+                    await self._control("restore", control.restore(child.id, snapshots[-1][0]))
                 await self._control("close", control.close(child.id))
         else:
             call = {"fingerprint": control.fingerprint, "trace": control.trace, "tables": control.tables,

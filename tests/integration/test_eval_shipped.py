@@ -1,6 +1,6 @@
 """CI-sized admission check of every shipped domain: on a small deterministic sample of its tasks,
-the oracle scores 1.0 and the do-nothing agent 0 (1 on a refusal task, whose right outcome is no
-change), through ``run_eval`` over real HTTP.
+the oracle scores 1.0 and the do-nothing agent 0, through ``run_eval`` over real HTTP (also on a
+refusal task: no change is right there, but the reason a person is owed is scored too).
 
 The full check over every task is a documented command (docs/eval.md):
     scaleenv eval --domains <slug> --agent oracle --user scripted --out runs/oracle-<slug>
@@ -47,7 +47,7 @@ def shipped(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Pa
         yield domain, host
 
 
-def test_oracle_scores_one_and_noop_zero_except_on_refusals(shipped: tuple[Path, HostThread], tmp_path: Path):
+def test_oracle_scores_one_and_noop_zero(shipped: tuple[Path, HostThread], tmp_path: Path):
     domain, host = shipped
     ids = sample_task_ids(domain)
     common = dict(domains=[str(domain)], tasks=",".join(ids), url=host.url, control_url=host.control_url,
@@ -58,10 +58,11 @@ def test_oracle_scores_one_and_noop_zero_except_on_refusals(shipped: tuple[Path,
     assert oracle.avg_at_k == 1.0, (tmp_path / "oracle" / "episodes.jsonl").read_text()[:3000]
     noop = anyio.run(run_eval, EvalConfig(agent="noop", out=tmp_path / "noop", **common))
     assert not noop.infra_failures
-    # Doing nothing fails an action or information task; on a refusal task no change is the right
-    # state (the verifier's forbidden gate proves that doing what was asked scores 0 there).
-    kinds = {task_id: task.kind for task_id, task in load_domain(domain).tasks.items()}
+    # Doing nothing fails every task: an action or information task for the state or the answer, a
+    # refusal task for the reason it never gave (a refusal without `because` facts would score 1).
+    tasks = load_domain(domain).tasks
     episodes = [json.loads(line) for line in (tmp_path / "noop" / "episodes.jsonl").read_text().splitlines()]
     assert sorted(e["task_id"] for e in episodes) == ids
     assert {e["task_id"]: e["reward"] for e in episodes} == {
-        e["task_id"]: (1.0 if kinds[e["task_id"]] == "refusal" else 0.0) for e in episodes}
+        e["task_id"]: (1.0 if tasks[e["task_id"]].kind == "refusal" and not tasks[e["task_id"]].communicate else 0.0)
+        for e in episodes}

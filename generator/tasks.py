@@ -20,19 +20,18 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from generator.diversity import diversity_report
+from generator.graph import build_graph
+from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
+from generator.synthesis.chain_code import ChainWriter
+from generator.synthesis.gate import ChainGate
+from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task, VerifiedRecord
 from scaleenv_mcp.errors import EnvironmentFaultError
 from verifier.gates import GATES, TaskVerdict, verify_task
 from verifier.replay import MemoryTransport, stage_tasks, unstage_tasks
 from verifier.verify import apply_determinism
-
-from generator.graph import build_graph
-from generator.diversity import diversity_report
-from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
-from generator.synthesis.chain_code import ChainWriter
-from generator.synthesis.gate import ChainGate
-from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 
 if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
     from generator.synthesis.rewording import WordingAsker

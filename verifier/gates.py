@@ -28,7 +28,6 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
-
 from verifier.grounding import check_grounding
 from verifier.perturb import argument_variants, distractor_variants
 from verifier.realism import task_problems

@@ -13,7 +13,6 @@ from typing import Any
 
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
-
 from verifier.paths import get_path, parent_list
 from verifier.replay import ActionResult
 
@@ -51,7 +50,7 @@ def _check_call(record: dict[str, Any], index: int, value: Any, results: list[Ac
     select = record.get("select_by") or {}
     if not select:
         return f"picked from {len(elements)} results of call {call} with nothing to tell them apart"
-    for field, fact in select.items():
+    for fact in select.values():
         if fact not in facts:
             return f"selector fact {fact!r} is not something the user says"
     matching = [i for i, element in enumerate(elements) if isinstance(element, dict)

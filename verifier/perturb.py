@@ -20,7 +20,6 @@ from pydantic import BaseModel
 
 from scaleenv_mcp.domain.manifest import DomainManifest, RewardPolicy
 from scaleenv_mcp.domain.task import Task, TaskAction
-
 from verifier.text_perturb import negated, number_changed
 
 __all__ = ["Variant", "argument_variants", "changed_value", "distractor_variants", "is_free_text"]

@@ -22,7 +22,6 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, UsageError
-
 from verifier.determinism import verify_determinism
 from verifier.gates import TaskVerdict, verify_task
 from verifier.replay import HttpTransport, MemoryTransport, Transport, stage_tasks

@@ -17,12 +17,11 @@ from typing import Any
 
 import jsonschema
 
-from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
-from verifier.paths import get_path, leaf_values, parent_list
-
 from generator.graph import json_types
 from generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
 from generator.synthesis.world import Neighborhood, World
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from verifier.paths import get_path, leaf_values, parent_list
 
 __all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name"]
 

@@ -18,12 +18,6 @@ from typing import Any
 
 import networkx as nx
 
-from scaleenv_mcp.domain.loader import DomainPackage
-from scaleenv_mcp.domain.manifest import ToolSpec
-from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskMeta
-from scaleenv_mcp.episodes.trace import CallOutcome
-from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
-
 from generator.graph import ToolGraphDocument
 from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
@@ -39,6 +33,11 @@ from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
 from generator.synthesis.world import Neighborhood, World
+from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.domain.manifest import ToolSpec
+from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskMeta
+from scaleenv_mcp.episodes.trace import CallOutcome
+from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 
 __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 

@@ -13,12 +13,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from scaleenv_mcp.domain.manifest import DomainManifest
-
 from generator.graph import EdgeType, ToolGraphDocument, is_key_name
 from generator.synthesis.chain_code import ChainStep
 from generator.synthesis.executor import LinkSpec
 from generator.synthesis.world import World
+from scaleenv_mcp.domain.manifest import DomainManifest
 
 __all__ = ["ChainPlan", "ChainSampler"]
 

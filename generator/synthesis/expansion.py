@@ -20,11 +20,10 @@ from collections.abc import Awaitable, Callable
 
 import networkx as nx
 
-from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
-
 from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.executor import CallFn, ChainRun, LinkSpec, run_tool
 from generator.synthesis.world import Neighborhood
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 
 __all__ = ["ExpansionResult", "PatchFn", "complexity", "expand_tools"]
 

@@ -10,11 +10,10 @@ asking least of the user.
 
 from __future__ import annotations
 
-from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
-
 from generator.graph import ToolGraphDocument
 from generator.synthesis.values import singular
 from generator.synthesis.world import World
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 
 __all__ = ["lookup_sources"]
 

@@ -15,11 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
-from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
-
 from generator.synthesis.persona import persona_ref
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
+from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
 
 if TYPE_CHECKING:
     from generator.synthesis.arguments import ArgumentResolver

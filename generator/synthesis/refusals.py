@@ -20,14 +20,13 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
-from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
-from verifier.realism import breaks
-
 from generator.synthesis.executor import LinkSpec, run_tool
 from generator.synthesis.persona import persona_ref
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
+from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
+from verifier.realism import breaks
 
 if TYPE_CHECKING:
     from generator.synthesis.arguments import ArgumentResolver, Observation

@@ -15,17 +15,16 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
-from datetime import date, timedelta
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import date, timedelta
 from typing import Any
-
-from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import RowOp
-from scaleenv_mcp.state.start_states import insert_rows
 
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import RowOp
+from scaleenv_mcp.state.start_states import insert_rows
 
 __all__ = ["DistractorBuilder"]
 
@@ -239,7 +238,7 @@ class DistractorBuilder:
         targets = [(table, row, per_anchor) for table, row in anchors]
         if with_parents:
             for table, row in anchors:
-                for child, columns, parent, refs in self.world.links:
+                for child, columns, parent, _refs in self.world.links:
                     if child == table and parent != table:
                         found = self.world.by_key[parent].get(tuple(row.get(c) for c in columns))
                         if found is not None:

@@ -17,15 +17,14 @@ import random
 from itertools import count
 from typing import Any
 
+from generator.synthesis.start_state import DistractorBuilder
+from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import RowOp, Task, TaskAction
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.diff import StateDiff
 from verifier.replay import stage_tasks, unstage_tasks
-
-from generator.synthesis.start_state import DistractorBuilder
-from generator.synthesis.world import World
 
 __all__ = ["TaskState"]
 

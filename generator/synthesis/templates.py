@@ -13,11 +13,10 @@ import random
 import re
 from typing import Any
 
-from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import TaskAction, UserSpec
-
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
+from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.domain.task import TaskAction, UserSpec
 
 __all__ = ["acting_profile", "build_user", "goal_phrase", "person_profile"]
 

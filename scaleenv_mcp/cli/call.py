@@ -29,8 +29,8 @@ def call(
     import anyio
 
     from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
-    from scaleenv_mcp.errors import ScaleEnvError, UnknownToolError, UsageError
     from scaleenv_mcp.episodes.trace import OutcomeKind
+    from scaleenv_mcp.errors import ScaleEnvError, UnknownToolError, UsageError
     from scaleenv_mcp.host.session import one_call
 
     try:

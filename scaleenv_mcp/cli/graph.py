@@ -30,17 +30,14 @@ def graph(
 
     graph.json is deterministic (sorted, no timestamps); rebuild it whenever the domain changes.
     """
-    from scaleenv_mcp.cli.output import console, fail, print_json, table
-    from scaleenv_mcp.domain.catalog import resolve_domain_path
-    from scaleenv_mcp.domain.loader import load_domain
-    from scaleenv_mcp.errors import ScaleEnvError
+    import json
 
     from generator.graph import build_graph, write_graph
     from generator.graph_render import render_mermaid, render_svg
-
-    import json
-
-    from scaleenv_mcp.errors import UsageError
+    from scaleenv_mcp.cli.output import console, fail, print_json, table
+    from scaleenv_mcp.domain.catalog import resolve_domain_path
+    from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.errors import ScaleEnvError, UsageError
 
     try:
         package = load_domain(resolve_domain_path(domain, domains_dir))

@@ -40,11 +40,10 @@ def synth(
     import anyio
     from rich.progress import Progress
 
+    from generator.tasks import synthesize_tasks
     from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
-
-    from generator.tasks import synthesize_tasks
 
     try:
         path = resolve_domain_path(domain, domains_dir)
@@ -99,9 +98,8 @@ def report(
 ) -> None:
     """Diversity and realism of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings,
     internal ids in the user's words, principals acting, one-call tasks, gold length, reads."""
-    from scaleenv_mcp.cli.output import console, print_json, table
-
     from generator.diversity import diversity_report
+    from scaleenv_mcp.cli.output import console, print_json, table
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     result = diversity_report(package.manifest, loaded, package.seed)
@@ -146,9 +144,8 @@ def sample(
     --json prints the task lines. docs/task-examples.md is this for every shipped domain."""
     import sys
 
-    from scaleenv_mcp.cli.output import print_json
-
     from generator.samples import render_markdown, sample_tasks
+    from scaleenv_mcp.cli.output import print_json
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     chosen = sample_tasks(loaded, n, seed)
@@ -171,7 +168,6 @@ def restamp(
     from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
-
     from verifier.restamp import restamp as run_restamp
 
     try:

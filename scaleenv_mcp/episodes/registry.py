@@ -22,6 +22,8 @@ from enum import Enum
 from typing import Any
 
 from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
+from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.errors import (
     CapacityError,
     EnvironmentFaultError,
@@ -31,8 +33,6 @@ from scaleenv_mcp.errors import (
     UnknownToolError,
     UsageError,
 )
-from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
-from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport, compute_reward

@@ -29,10 +29,10 @@ from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
 from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.procedural.contract import check_contract
-from scaleenv_mcp.procedural.seed_shape import check_seed_shape
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
 from scaleenv_mcp.procedural.runner import CaseRunner, RunBudget, skipped_record
+from scaleenv_mcp.procedural.seed_shape import check_seed_shape
 from scaleenv_mcp.workers.pool import WorkerPool
 from scaleenv_mcp.workers.protocol import DomainBundle
 

@@ -19,11 +19,10 @@ import resource
 import signal
 import sqlite3
 import traceback
-from multiprocessing.connection import Connection
 from collections import OrderedDict
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from typing import Any, Callable
-
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import RowOp

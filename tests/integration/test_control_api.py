@@ -21,6 +21,7 @@ from mcp.shared.exceptions import MCPError
 
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskAction, UserSpec
+from scaleenv_mcp.episodes.registry import EpisodeOrigin
 from scaleenv_mcp.errors import (
     CapacityError,
     ControlAuthError,
@@ -29,7 +30,6 @@ from scaleenv_mcp.errors import (
     LimitExceededError,
     UsageError,
 )
-from scaleenv_mcp.episodes.registry import EpisodeOrigin
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings

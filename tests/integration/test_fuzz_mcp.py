@@ -17,7 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scaleenv_mcp.soak.fuzz import fuzz_arguments, fuzz_message
 from scaleenv_mcp.soak.mcp_session import McpSession

@@ -9,7 +9,6 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from scaleenv_mcp.host.host import Host
-from scaleenv_mcp.host.listeners import Listeners
 
 pytestmark = pytest.mark.anyio
 

@@ -15,7 +15,7 @@ from generator.drafts import DomainCard
 from generator.llm import LLMClient, LLMOutputError
 from generator.prompting import render_prompt
 from generator.report import UsageLedger
-from generator.roles import RolesFile, RoleSettings, resolve_roles
+from generator.roles import RoleSettings, RolesFile, resolve_roles
 from generator.store import ResponseStore
 from tests.support_llm_server import CARD, FakeLLM, Fault
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.roles import ROLES, load_roles, resolve_roles
 from generator.prompting import PROMPTS_DIR, render_prompt
+from generator.roles import ROLES, load_roles, resolve_roles
 from scaleenv_mcp.errors import UsageError
 
 

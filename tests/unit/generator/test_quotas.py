@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from scaleenv_mcp.domain.task import Task
 from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
+from scaleenv_mcp.domain.task import Task
 
 
 def _task(index: int, kind: str) -> Task:

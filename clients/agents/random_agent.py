@@ -43,8 +43,11 @@ def sample_value(schema: dict[str, Any], rng: random.Random, seen: list[str], de
     if kind == "boolean":
         return rng.random() < 0.5
     if kind in ("integer", "number"):
+        # A bound of the served schema's int64 range says nothing about sensible values: small ones.
         low = schema.get("minimum", schema.get("exclusiveMinimum", -1) + 1)
+        low = low if abs(low) <= 10**6 else 0
         high = schema.get("maximum", schema.get("exclusiveMaximum", low + 11) - 1)
+        high = high if abs(high) <= 10**6 else low + 10
         value = rng.randint(int(low), max(int(low), int(high)))
         return value if kind == "integer" else float(value)
     if kind == "array":

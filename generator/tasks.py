@@ -57,6 +57,9 @@ class TaskSynthReport(BaseModel):
     chain_code: dict[str, int] = Field(default_factory=dict, description="Seed chains a writer wrote as code: used, "
                                        "refused by the parser, failed to run (the sampled chain was used instead).")
     chain_code_examples: dict[str, str] = Field(default_factory=dict, description="The first refusal and failure, why.")
+    further_chains: dict[str, int] = Field(default_factory=dict, description="Errands after the first, of the same "
+                                           "story (generator.synthesis.story): kept, declined by the gate, no writer "
+                                           "left for the story, failed to run, ran but off the story.")
     wording: dict[str, int] = Field(default_factory=dict, description="LLM rewordings (with a model): accepted, "
                                     "and refused per check (the template wording was kept).")
     seconds: float
@@ -188,7 +191,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
         seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
         chain_code=dict(sorted(factory.chain_code.items())), chain_code_examples=factory.chain_code_examples,
-        wording=worded,
+        further_chains=dict(sorted(factory.further.items())), wording=worded,
         package_hash=package.content_hash, out=str(target))
 
 

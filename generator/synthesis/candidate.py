@@ -30,6 +30,7 @@ from generator.synthesis.persona import choose_persona, identify, persona_ref
 from generator.synthesis.questions import ask_follow_up, build_question
 from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
+from generator.synthesis.story import Story
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
 from generator.synthesis.world import Neighborhood, World
@@ -45,6 +46,8 @@ ANCHOR_TRIES = 3
 INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
 REFUSAL_SHARE = 0.15  # of the candidates of a domain whose policy-only rules say which rows they forbid
 FOLLOW_UP_SHARE = 0.9  # action tasks whose user, the errand done, asks one thing about the same story
+STORY_ENDS = 3  # end tools tried for a further errand of the same story
+STORY_ROWS = 2  # story rows each is tried on
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
 
@@ -84,6 +87,7 @@ class CandidateFactory:
         self.writer = writer
         self.chain_code: Counter[str] = Counter()  # written chains: used, refused (by the parser), failed (fell back)
         self.chain_code_examples: dict[str, str] = {}
+        self.further: Counter[str] = Counter()  # errands after the first: kept, gate_declined, no_story_end, failed, off_story
         self.slug = package.slug
         self.manifest = package.manifest
         self.world = World(self.manifest, package.seed)
@@ -114,7 +118,7 @@ class CandidateFactory:
 
     def plan(self, index: int, rng: random.Random) -> tuple[ChainPlan, int, int]:
         """The seed chain C1, the length later chains aim for, and the distractor density."""
-        length = rng.choices([1, 2, 3, 4], weights=[25, 35, 25, 15])[0]
+        length = rng.choices([1, 2, 3, 4], weights=[15, 30, 30, 25])[0]
         density = rng.choices([0, 1, 2, 3], weights=[20, 35, 30, 15])[0]
         return self.sampler.sample(self.sampler.end_tool(index), length, rng), max(1, length - 1), density
 
@@ -299,8 +303,10 @@ class CandidateFactory:
         decision = ExpansionDecision(add_chain=False, feasibility=expansion.answered_share)
         while len(chains) < MAX_CHAINS:
             taken = {t for plan in chains for t in plan.tools}
-            end = self.sampler.next_end(index, taken, len(chains))
-            if end is None:  # every writing tool is in a chain already: nothing to ask the gate
+            story = Story.around(self.manifest, state.world, anchor, self.people, await state.diff())
+            ends = self.sampler.story_ends(index, taken, len(chains), story.tables)
+            if not ends:  # nothing left to do about this story: no other errand to ask the gate about
+                self.further["no_story_end"] += 1
                 break
             view = GateView(task_id=self.task_id(index), complexity=expansion.complexity, whole=self.whole,
                             expanded=expansion.tools,
@@ -308,21 +314,11 @@ class CandidateFactory:
                             left=[t for t in self.sampler.chainable if t not in expansion.tools])
             decision = await self.gate(view, rng)
             if not decision.add_chain:
+                self.further["gate_declined"] += 1
                 break
-            plan = self.sampler.sample(end, later_length, rng)
-            extra = await self.probe_anchor(plan, index, rng)
-            saved = run.checkpoint()
-            previous = await state.branch()
-            try:
-                grown = await self.run_goal(state, plan, extra, resolver, run, rng, goals)
-            except BaseException:
-                await state.settle(previous, keep=False)
-                raise
-            if not grown:
-                run.rollback(saved)
-                await state.settle(previous, keep=False)
+            plan = await self._story_chain(state, story, ends, anchor, later_length, resolver, run, rng, goals)
+            if plan is None:
                 break
-            await state.settle(previous, keep=True)
             chains.append(plan)
             expansion = await self._expand(state, plan.tools, resolver, run, near, rng, expansion)
         diff = await state.diff()
@@ -330,7 +326,8 @@ class CandidateFactory:
             return Rejection("no_effect", "the chain changed nothing")
         # Drawn apart from the main stream, so whether a task asks one more thing moves no other choice.
         follow = random.Random(f"{self.slug}:{self.seed}:{index}:follow-up")
-        question = (await ask_follow_up(self, state, resolver, run, anchor, follow)
+        story = Story.around(self.manifest, state.world, anchor, self.people, diff)
+        question = (await ask_follow_up(self, state, resolver, run, anchor, story, follow)
                     if self.questions and follow.random() < FOLLOW_UP_SHARE else None)
         fingerprint = await state.fingerprint()
         distractors = sum(1 for op in state.setup if op.distractor)
@@ -347,6 +344,37 @@ class CandidateFactory:
                                   complexity=expansion.complexity, feasibility=decision.feasibility,
                                   patched_tools=expansion.patched, distractors=distractors,
                                   synthesis_seed=self.seed, grounding=run.grounding))
+
+    async def _story_chain(self, state: TaskState, story: Story, ends: list[str],
+                           anchor: tuple[str, dict[str, Any]] | None, length: int, resolver: ArgumentResolver,
+                           run: ChainRun, rng: random.Random, goals: list[tuple[list[str], dict[str, Any]]]) -> ChainPlan | None:
+        """The next errand of the same story, recorded on the task's episode: a chain ending in one of
+        ``ends`` whose write names a story row; None, nothing kept, when no such chain runs."""
+        for end in ends[:STORY_ENDS]:
+            plan = self.sampler.sample(end, length, rng)
+            rows = story.rows_of(plan.anchor_table) if plan.anchor_table else []
+            # No start-state row of its table in the story: it acts on a row the task wrote (fed by data flow).
+            tries = [(plan.anchor_table, row) for row in rng.sample(rows, min(STORY_ROWS, len(rows)))] or [anchor]
+            for extra in tries:
+                saved, kept = run.checkpoint(), len(goals)
+                previous = await state.branch()
+                try:
+                    ran = await self.run_goal(state, plan, extra, resolver, run, rng, goals)
+                    writes = [(a, self.manifest.tool(a.tool)) for a in run.actions[saved[0]:]]
+                    on_story = ran and any(story.touched_by(a.arguments, spec.acting.argument if spec.acting else None)
+                                           for a, spec in writes if spec.writes)
+                except BaseException:
+                    await state.settle(previous, keep=False)
+                    raise
+                if on_story:
+                    self.further["kept"] += 1
+                    await state.settle(previous, keep=True)
+                    return plan
+                self.further["off_story" if ran else "failed"] += 1
+                run.rollback(saved)
+                del goals[kept:]
+                await state.settle(previous, keep=False)
+        return None
 
     async def _expand(self, state: TaskState, chain_tools: list[str], resolver: ArgumentResolver, run: ChainRun,
                       near: Neighborhood | None, rng: random.Random, before: ExpansionResult | None) -> ExpansionResult:

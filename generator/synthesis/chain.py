@@ -44,8 +44,11 @@ class ChainSampler:
                 if params:
                     self.feeds[(edge.source, edge.target)] = params
         self.predecessors: dict[str, list[str]] = {}
+        # Identification opens every task that acts for someone (persona.identify): never a chain step.
+        identifying = {path.tool for p in manifest.principals for path in p.identify}
         for source, target in sorted(self.feeds):
-            self.predecessors.setdefault(target, []).append(source)
+            if source not in identifying:
+                self.predecessors.setdefault(target, []).append(source)
         writers = sorted(t.name for t in manifest.tools if t.writes and t.name in chainable)
         random.Random(f"end-tools:{seed}").shuffle(writers)
         self.writers = writers
@@ -68,10 +71,17 @@ class ChainSampler:
             weight *= 3.0
         return weight
 
+    def _finds(self, source: str, target: str) -> bool:
+        """``source`` gives ``target`` an id it did not need itself: a step of the errand (the rooms
+        of a home, to move a device into one), not a read that passes its own input on (the
+        automations of a home, then the rooms of that same home)."""
+        needs = set(self.manifest.tool(source).input_schema.get("required", []))
+        return any(param not in needs for param in self.feeds[(source, target)])
+
     def sample(self, end: str, length: int, rng: random.Random) -> ChainPlan:
         tools = [end]
         while len(tools) < length:
-            options = [p for p in self.predecessors.get(tools[0], []) if p not in tools]
+            options = [p for p in self.predecessors.get(tools[0], []) if p not in tools and self._finds(p, tools[0])]
             if not options:
                 break
             tools.insert(0, rng.choices(options, weights=[self._weight(p, tools[0]) for p in options])[0])
@@ -113,11 +123,15 @@ class ChainSampler:
         subject, table = self.subject(tools[anchor], links[anchor].feeds)
         return ChainPlan(tools=tools, links=links, subject=subject, anchor_table=table, anchor_link=anchor)
 
-    def next_end(self, index: int, taken: set[str], chains: int) -> str | None:
-        """The end tool of chain ``chains + 1``: the next writer round the permutation not used yet."""
+    def story_ends(self, index: int, taken: set[str], chains: int, tables: frozenset[str]) -> list[str]:
+        """End tools for chain ``chains + 1``, round the permutation from a start of their own: writers
+        not used yet whose subject lives in one of the story's ``tables`` (a refund of the order
+        the task is about, a review of the order it placed)."""
         start = index + chains * (len(self.writers) // 2 + 1)
-        for step in range(len(self.writers)):
-            writer = self.writers[(start + step) % len(self.writers)]
-            if writer not in taken:
-                return writer
-        return None
+        ordered = [self.writers[(start + step) % len(self.writers)] for step in range(len(self.writers))]
+        out = []
+        for writer in ordered:
+            param, _ = self.subject(writer)
+            if writer not in taken and param is not None and self.world.key_table(param) in tables:
+                out.append(writer)
+        return out

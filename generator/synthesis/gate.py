@@ -51,8 +51,8 @@ class RuleGate:
     whole graph's c) or that has no tools left to draw on stops growing.
     """
 
-    def __init__(self, chances: tuple[float, ...] = (0.3, 0.15), ceiling: float = 0.6,
-                 min_feasibility: float = 0.5) -> None:
+    def __init__(self, chances: tuple[float, ...] = (0.6, 0.3), ceiling: float = 0.6,
+                 min_feasibility: float = 0.35) -> None:
         self.chances, self.ceiling, self.min_feasibility = chances, ceiling, min_feasibility
 
     async def __call__(self, view: GateView, rng: random.Random) -> ExpansionDecision:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.synthesis.persona import persona_ref
+from generator.synthesis.slots import fill_slots, slot_names
+from generator.synthesis.story import Story
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
@@ -26,11 +28,11 @@ if TYPE_CHECKING:
     from generator.synthesis.executor import ChainRun
     from generator.synthesis.task_state import TaskState
 
-__all__ = ["FollowUp", "answer_row", "ask_follow_up", "build_question", "build_question_user"]
+__all__ = ["FollowUp", "answer_row", "ask_follow_up", "build_question", "build_question_user", "wrong_asker"]
 
 FOLLOW_UP_TRIES = 4  # questions tried before a task goes without a follow-up
 
-_SLOT = re.compile(r"\{([a-z0-9_]+)\}")
+_FIRST_PERSON = re.compile(r"\b(my|me|I)\b")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, quick question."]
 SECOND_QUESTION_SHARE = 0.85  # information tasks that ask a second thing about the same story
 
@@ -56,16 +58,16 @@ def _related(row: dict[str, Any], anchor: dict[str, Any] | None, persona: Any) -
 
 
 def answer_row(question: QuestionSpec, result: dict[str, Any], anchor: dict[str, Any] | None,
-               rng: random.Random, persona: Any = None, related_only: bool = False) -> dict[str, Any] | None:
+               rng: random.Random, persona: Any = None, story: Story | None = None) -> dict[str, Any] | None:
     """The row of ``result`` the question is about, or None when the slots cannot single one out
-    (or, ``related_only``, when no row is about the anchor or the persona: a follow-up stays in the story)."""
-    slots = _SLOT.findall(question.text)
+    (or, given a ``story``, when no row names it: a follow-up is about what the task is about)."""
+    slots = slot_names(question.text)
     rows = [r for r in _rows(result) if r.get(question.answer) is not None and all(r.get(s) is not None for s in slots)]
+    if story is not None:
+        rows = [r for r in rows if story.names(r)]
     if not rows:
         return None
     mine = [r for r in rows if _related(r, anchor, persona)]
-    if related_only and not mine:
-        return None
     row = mine[0] if mine else rng.choice(rows)
     same = [r for r in rows if all(r.get(s) == row.get(s) for s in slots)]
     if any(r.get(question.answer) != row.get(question.answer) for r in same):
@@ -73,9 +75,29 @@ def answer_row(question: QuestionSpec, result: dict[str, Any], anchor: dict[str,
     return row
 
 
-def asked_text(question: QuestionSpec, row: dict[str, Any]) -> str:
+def wrong_asker(question: QuestionSpec, row: dict[str, Any], factory: CandidateFactory,
+                resolver: ArgumentResolver, first_person: bool = False) -> str | None:
+    """Why the persona would not ask this question about this row, or None. A person does not name
+    themselves ("What grade is on Arjun Sharma's certificate?" from Arjun Sharma: they say "my"), and
+    "my certificate" is not about a row that names other people but not them (an instructor asking
+    about a learner's; my order names its seller too: still mine). A follow-up is always asked as
+    "mine" (``first_person``), whatever its words."""
+    if resolver.principal is None:
+        return None
+    kind, key = resolver.principal
+    own = factory.world.row(factory.manifest.principal(kind).table, key) or {}
+    mine = {v for v in own.values() if isinstance(v, str) and len(v) >= 3}
+    if any(row.get(slot) in mine for slot in slot_names(question.text)):
+        return "the question names the person asking it"
+    people = {v for v in row.values() if isinstance(v, str | int) and not isinstance(v, bool) and v in factory.people}
+    if (first_person or _FIRST_PERSON.search(question.text)) and people and key not in people:
+        return "a question in the first person about someone else's row"
+    return None
+
+
+def asked_text(question: QuestionSpec, row: dict[str, Any], currency: str | None = None) -> str:
     """The question as the user asks it: its slots filled from the row it is about."""
-    return _SLOT.sub(lambda m: str(row[m.group(1)]), question.text)
+    return fill_slots(question.text, row, currency)
 
 
 def build_question_user(manifest: DomainManifest, asked: list[str], facts: dict[str, Any],
@@ -103,14 +125,13 @@ class FollowUp:
 
 
 async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
-                        anchor: tuple[str, dict[str, Any]] | None, rng: random.Random,
+                        anchor: tuple[str, dict[str, Any]] | None, story: Story, rng: random.Random,
                         skip: frozenset[str] = frozenset(), tries: int = FOLLOW_UP_TRIES) -> FollowUp | None:
-    """Record one more read (its lookups included) whose answer is about the task's anchor or its
-    persona, as a person asks "and when does it arrive?" once the errand is done; None, and nothing
+    """Record one more read (its lookups included) whose answer is about the task's story (``Story``:
+    the anchor, its neighbours, what the task wrote), as a person asks "and when does it arrive?"
+    once the errand is done; None, and nothing
     recorded, when no question of the domain fits. An answer the user already states is no question,
-    and a row that names other people but not the persona (a student's enrolment, shared with the
-    instructor's certificate through its course) is not the user's to ask about as "my". ``tries``
-    questions are tried, drawn in random order."""
+    nor one the persona would not ask (``wrong_asker``). ``tries`` questions are tried, drawn in random order."""
     options = [(t, q) for t, q in factory.questions if q.text not in skip]
     for tool, question in rng.sample(options, min(tries, len(options))):
         saved = run.checkpoint()
@@ -119,17 +140,15 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
             run.rollback(saved)
             continue
         persona = resolver.principal[1] if resolver.principal else None
-        row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng, persona, True)
+        row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng, persona, story)
         known = {str(v) for v in run.facts.values.values()}
-        people = {v for v in (row or {}).values()
-                  if isinstance(v, str | int) and not isinstance(v, bool) and v in factory.people}
-        someone_else = bool(people) and persona not in people  # my order names its seller too: still mine
-        if row is None or someone_else or str(row[question.answer]) in known:
+        if (row is None or str(row[question.answer]) in known
+                or wrong_asker(question, row, factory, resolver, first_person=True)):
             run.rollback(saved)
             continue
-        for slot in _SLOT.findall(question.text):  # what the question names, the user knows
+        for slot in slot_names(question.text):  # what the question names, the user knows
             run.facts.add(slot, row[slot])
-        return FollowUp(asked=asked_text(question, row), answer=str(row[question.answer]))
+        return FollowUp(asked=asked_text(question, row, factory.manifest.currency), answer=str(row[question.answer]))
     return None
 
 
@@ -156,12 +175,17 @@ async def build_question(factory: CandidateFactory, index: int, rng: random.Rand
             if row is None:
                 last = Rejection("question_failed", f"{tool}: no row its slots single out")
                 continue
-            for slot in _SLOT.findall(question.text):
+            wrong = wrong_asker(question, row, factory, resolver)
+            if wrong:
+                last = Rejection("question_failed", f"{tool}: {wrong}")
+                continue
+            for slot in slot_names(question.text):
                 run.facts.add(slot, row[slot])
-            asked, answers = [asked_text(question, row)], [str(row[question.answer])]
+            asked, answers = [asked_text(question, row, factory.manifest.currency)], [str(row[question.answer])]
             lone = len(run.actions) == 1  # a lone lookup is a search box, not a conversation: it must ask more
             if follow.random() < SECOND_QUESTION_SHARE or lone:
-                more = await ask_follow_up(factory, state, resolver, run, anchor, follow, frozenset({question.text}),
+                story = Story.around(factory.manifest, state.world, anchor, factory.people, more=[row])
+                more = await ask_follow_up(factory, state, resolver, run, anchor, story, follow, frozenset({question.text}),
                                            tries=len(factory.questions) if lone else FOLLOW_UP_TRIES)
                 if more is not None and more.answer not in answers:
                     asked.append(more.asked)

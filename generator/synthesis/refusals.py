@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from generator.synthesis.executor import LinkSpec, run_tool
 from generator.synthesis.persona import persona_ref
+from generator.synthesis.slots import fill_slots, slot_names
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 __all__ = ["build_refusal", "build_refusal_user", "reason_facts", "violating_rows"]
 
-_SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there."]
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T")
 
@@ -62,10 +62,10 @@ def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str
                        profile: str | None) -> UserSpec | None:
     """The request in the author's words (``ToolSpec.intents``); None when no phrasing's slots are known.
     The simulated user does not know the policy: the agent must."""
-    usable = [i for i in tool.intents if set(_SLOT.findall(i)) <= set(known)]
+    usable = [i for i in tool.intents if set(slot_names(i)) <= set(known)]
     if not usable:
         return None
-    asked = _SLOT.sub(lambda m: str(known[m.group(1)]), rng.choice(usable))
+    asked = fill_slots(rng.choice(usable), known, manifest.currency)
     known_text = ", ".join(f"{k} = {v!r}" for k, v in sorted(known.items()))
     instruction = (f"{who_you_are(manifest, profile)} You want this: {sentence(asked)} "
                    f"Give these facts when the agent asks: {known_text}. "

@@ -13,6 +13,7 @@ import random
 import re
 from typing import Any
 
+from generator.synthesis.slots import fill_slots, slot_names
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
@@ -103,7 +104,6 @@ def acting_profile(world: World, manifest: DomainManifest, actions: list[TaskAct
 
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, I hope you can help."]
 _MORE = ["One more thing:", "While I have you:", "And another thing:", "Also:"]
-_SLOT = re.compile(r"\{([a-z0-9_]+)\}")
 
 
 def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], rng: random.Random) -> str | None:
@@ -112,10 +112,10 @@ def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], r
     all known. The rng is drawn only when phrasings exist, so domains without them keep their bytes."""
     sentences = []
     for name in tools:
-        usable = [i for i in manifest.tool(name).intents if set(_SLOT.findall(i)) <= set(known)]
+        usable = [i for i in manifest.tool(name).intents if set(slot_names(i)) <= set(known)]
         if not usable:
             return None
-        sentences.append(_SLOT.sub(lambda m: str(known[m.group(1)]), rng.choice(usable)))
+        sentences.append(fill_slots(rng.choice(usable), known, manifest.currency))
     return " ".join(sentences) if sentences else None
 
 

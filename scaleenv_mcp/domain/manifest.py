@@ -215,7 +215,8 @@ class ToolSpec(_Strict):
         default_factory=list,
         description="How a person asks for this, in the first person, with {slots} naming facts the user knows "
         "(argument names, or a looked-up row's visible column as <entity>_<column>, e.g. {loan_title}): 'I'd like "
-        "to return {loan_title}.' Task synthesis words a request with one whose slots the user knows.",
+        "to return {loan_title}.' Task synthesis words a request with one whose slots the user knows. An amount in "
+        "minor units is written {amount_cents:money} (see ``DomainManifest.currency``).",
     )
     questions: list[QuestionSpec] = Field(
         default_factory=list,
@@ -263,6 +264,11 @@ class DomainManifest(_Strict):
         description="The fixed 'now' of every episode, ISO-8601 (YYYY-MM-DDTHH:MM:SS). Tools read it as ctx.now."
     )
     policy: str = Field(description="The rules an agent must follow, shown to it; the tools enforce them.")
+    currency: str | None = Field(
+        default=None, pattern=r"^[A-Z]{3}$",
+        description="ISO 4217 code of the domain's money. Amounts are stored in minor units (cents); a "
+        "phrasing slot written {amount_cents:money} says them as a person does ('$12.50').",
+    )
     tables: list[TableSpec] = Field(description="Every table of schema.sql with its reward policies.")
     tools: list[ToolSpec] = Field(description="Every tool of tools.py, in the order agents see them.")
     principals: list[PrincipalSpec] = Field(

@@ -1,0 +1,42 @@
+"""Slots in an author's phrasing, filled with what the user knows.
+
+``{title}`` is the value as stored. ``{amount_cents:money}`` is an amount kept in minor units
+said the way a person says it ("$12.50"): the tools take cents, because money must be exact,
+but nobody asks to deposit 125000 cents. The agent is told the unit by the policy and must
+convert; the task's facts stay the stored values, so the reward is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["fill_slots", "money", "slot_names"]
+
+_SLOT = re.compile(r"\{([a-z0-9_]+)(?::(money))?\}")
+_SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
+
+
+def slot_names(text: str) -> list[str]:
+    """The facts a phrasing needs, in order ("{amount_cents:money}" needs ``amount_cents``)."""
+    return [name for name, _ in _SLOT.findall(text)]
+
+
+def money(value: Any, currency: str | None) -> str:
+    """125000 -> "$1,250.00" (a code the table does not know: "CHF 1,250.00"); a non-number as stored."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or currency is None:
+        return str(value)
+    major = f"{abs(value) / 100:,.2f}"
+    sign = "-" if value < 0 else ""
+    symbol = _SYMBOLS.get(currency)
+    return f"{sign}{symbol}{major}" if symbol else f"{sign}{currency} {major}"
+
+
+def fill_slots(text: str, values: Mapping[str, Any], currency: str | None = None) -> str:
+    """``text`` with each slot replaced by its value, money slots as amounts."""
+    def one(match: re.Match[str]) -> str:
+        value = values[match.group(1)]
+        return money(value, currency) if match.group(2) == "money" else str(value)
+
+    return _SLOT.sub(one, text)

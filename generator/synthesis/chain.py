@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from generator.graph import EdgeType, ToolGraphDocument, is_key_name
 from generator.synthesis.chain_code import ChainStep
 from generator.synthesis.executor import LinkSpec
+from generator.synthesis.lookups import is_lookup
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 
@@ -72,11 +73,15 @@ class ChainSampler:
         return weight
 
     def _finds(self, source: str, target: str) -> bool:
-        """``source`` gives ``target`` an id it did not need itself: a step of the errand (the rooms
-        of a home, to move a device into one), not a read that passes its own input on (the
-        automations of a home, then the rooms of that same home)."""
-        needs = set(self.manifest.tool(source).input_schema.get("required", []))
-        return any(param not in needs for param in self.feeds[(source, target)])
+        """``source`` gives ``target`` an id it did not need itself, the way a person's agent would
+        get it: a write that makes it (book, then pay), or a read of that id's own table (the rooms
+        of a home, to move a device into one). Not a read that passes its own input on (the
+        automations of a home, then the rooms of that same home), nor one that only mentions the id
+        (a device found through a scene's actions, a home through one of its scenes)."""
+        tool = self.manifest.tool(source)
+        needs = set(tool.input_schema.get("required", []))
+        return any(param not in needs and (tool.writes or is_lookup(tool, self.world.key_table(param), self.manifest))
+                   for param in self.feeds[(source, target)])
 
     def sample(self, end: str, length: int, rng: random.Random) -> ChainPlan:
         tools = [end]

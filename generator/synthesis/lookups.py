@@ -15,7 +15,7 @@ from generator.synthesis.values import singular
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 
-__all__ = ["lookup_sources"]
+__all__ = ["is_lookup", "lookup_sources", "named_after", "reads_only"]
 
 
 def lookup_sources(manifest: DomainManifest, document: ToolGraphDocument, world: World) -> dict[tuple[str, str], list[str]]:
@@ -28,13 +28,28 @@ def lookup_sources(manifest: DomainManifest, document: ToolGraphDocument, world:
                 sources.setdefault((edge.target, mapping.parameter), []).append(edge.source)
     for (_, param), tools in sources.items():
         table = world.key_table(param)
-        tools.sort(key=lambda name: _preference(manifest.tool(name), table))
+        tools.sort(key=lambda name: _preference(manifest.tool(name), table, manifest))
     return sources
 
 
-def _preference(tool: ToolSpec, table: str | None) -> tuple[int, int, int, str]:
-    own = table is not None and tool.reads[:1] == [table]
-    named = table is not None and (table in tool.name or singular(table) in tool.name)
+def _preference(tool: ToolSpec, table: str | None, manifest: DomainManifest) -> tuple[int, int, int, str]:
     asks = len([p for p in tool.input_schema.get("required", [])
                 if tool.acting is None or p != tool.acting.argument])
-    return (not own, not named, asks, tool.name)
+    return (not reads_only(tool, table, manifest), not named_after(tool, table), asks, tool.name)
+
+
+def reads_only(tool: ToolSpec, table: str | None, manifest: DomainManifest) -> bool:
+    """``tool`` reads ``table`` and nothing else but the people's tables (who may see it)."""
+    people = {p.table for p in manifest.principals}
+    return table is not None and set(tool.reads) - people == {table}
+
+
+def named_after(tool: ToolSpec, table: str | None) -> bool:
+    """``find_devices`` and ``get_device`` for ``devices``."""
+    return table is not None and (table in tool.name or singular(table) in tool.name)
+
+
+def is_lookup(tool: ToolSpec, table: str | None, manifest: DomainManifest) -> bool:
+    """Where a person's agent looks a row of ``table`` up, not a read that merely mentions it
+    (a device found through a scene's actions)."""
+    return reads_only(tool, table, manifest) or named_after(tool, table)

@@ -10,6 +10,7 @@ import pytest
 
 from generator.graph import build_graph
 from generator.synthesis.chain import ChainSampler
+from generator.synthesis.lookups import lookup_sources
 from generator.synthesis.slots import fill_slots, money, slot_names
 from generator.synthesis.story import Story
 from generator.synthesis.world import World
@@ -95,3 +96,16 @@ def test_seed_chains_take_steps_that_find_something_and_never_identify(home):
     passes_on = [(s, t) for (s, t), fed in sampler.feeds.items()
                  if not set(fed) - set(manifest.tool(s).input_schema.get("required", []))]
     assert passes_on, "smart_home has reads that only pass their own input on: the filter is exercised"
+
+
+def test_a_device_is_looked_up_among_devices_not_through_a_scene(home):
+    """A read in a chain is where a person's agent looks the id up (find_devices), not one that only
+    mentions it (a scene's actions name devices): get_scene reads devices too, but not only them."""
+    manifest, world, _ = home
+    sampler = ChainSampler(manifest, build_graph(manifest), world, 1)
+    assert "device_id" in sampler.feeds[("get_scene", "set_light_brightness")]
+    assert not sampler._finds("get_scene", "set_light_brightness")
+    assert sampler._finds("find_devices", "set_light_brightness")
+    lookups = lookup_sources(manifest, build_graph(manifest), world)
+    order = lookups[("set_light_brightness", "device_id")]
+    assert order.index("find_devices") < order.index("get_scene")

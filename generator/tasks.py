@@ -59,7 +59,8 @@ class TaskSynthReport(BaseModel):
     chain_code_examples: dict[str, str] = Field(default_factory=dict, description="The first refusal and failure, why.")
     further_chains: dict[str, int] = Field(default_factory=dict, description="Errands after the first, of the same "
                                            "story (generator.synthesis.story): kept, declined by the gate, no writer "
-                                           "left for the story, failed to run, ran but off the story.")
+                                           "left for the story, failed to run, ran but off the story, undid an earlier "
+                                           "errand's row (generator.synthesis.story.written_rows).")
     wording: dict[str, int] = Field(default_factory=dict, description="LLM rewordings (with a model): accepted, "
                                     "and refused per check (the template wording was kept).")
     seconds: float

@@ -30,7 +30,7 @@ from generator.synthesis.persona import choose_persona, identify, persona_ref
 from generator.synthesis.questions import ask_follow_up, build_question
 from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
-from generator.synthesis.story import Story
+from generator.synthesis.story import Story, written_rows
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
 from generator.synthesis.world import Neighborhood, World
@@ -46,7 +46,7 @@ ANCHOR_TRIES = 3
 INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
 REFUSAL_SHARE = 0.15  # of the candidates of a domain whose policy-only rules say which rows they forbid
 FOLLOW_UP_SHARE = 0.9  # action tasks whose user, the errand done, asks one thing about the same story
-STORY_ENDS = 3  # end tools tried for a further errand of the same story
+STORY_ENDS = 6  # end tools tried for a further errand of the same story
 STORY_ROWS = 2  # story rows each is tried on
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
@@ -87,7 +87,7 @@ class CandidateFactory:
         self.writer = writer
         self.chain_code: Counter[str] = Counter()  # written chains: used, refused (by the parser), failed (fell back)
         self.chain_code_examples: dict[str, str] = {}
-        self.further: Counter[str] = Counter()  # errands after the first: kept, gate_declined, no_story_end, failed, off_story
+        self.further: Counter[str] = Counter()  # errands after the first: kept, gate_declined, no_story_end, failed, off_story, undoes
         self.slug = package.slug
         self.manifest = package.manifest
         self.world = World(self.manifest, package.seed)
@@ -304,7 +304,8 @@ class CandidateFactory:
         while len(chains) < MAX_CHAINS:
             taken = {t for plan in chains for t in plan.tools}
             story = Story.around(self.manifest, state.world, anchor, self.people, await state.diff())
-            ends = self.sampler.story_ends(index, taken, len(chains), story.tables)
+            ends = self.sampler.story_ends(index, taken, len(chains), story.tables,
+                                           resolver.principal[0] if resolver.principal else None)
             if not ends:  # nothing left to do about this story: no other errand to ask the gate about
                 self.further["no_story_end"] += 1
                 break
@@ -350,6 +351,7 @@ class CandidateFactory:
                            run: ChainRun, rng: random.Random, goals: list[tuple[list[str], dict[str, Any]]]) -> ChainPlan | None:
         """The next errand of the same story, recorded on the task's episode: a chain ending in one of
         ``ends`` whose write names a story row; None, nothing kept, when no such chain runs."""
+        before = written_rows(self.manifest, await state.diff())
         for end in ends[:STORY_ENDS]:
             plan = self.sampler.sample(end, length, rng)
             rows = story.rows_of(plan.anchor_table) if plan.anchor_table else []
@@ -363,14 +365,18 @@ class CandidateFactory:
                     writes = [(a, self.manifest.tool(a.tool)) for a in run.actions[saved[0]:]]
                     on_story = ran and any(story.touched_by(a.arguments, spec.acting.argument if spec.acting else None)
                                            for a, spec in writes if spec.writes)
+                    undoes = on_story and not before <= written_rows(self.manifest, await state.diff())
                 except BaseException:
                     await state.settle(previous, keep=False)
                     raise
-                if on_story:
+                if undoes:
+                    self.further["undoes"] += 1
+                elif on_story:
                     self.further["kept"] += 1
                     await state.settle(previous, keep=True)
                     return plan
-                self.further["off_story" if ran else "failed"] += 1
+                else:
+                    self.further["off_story" if ran else "failed"] += 1
                 run.rollback(saved)
                 del goals[kept:]
                 await state.settle(previous, keep=False)

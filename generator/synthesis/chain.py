@@ -128,15 +128,19 @@ class ChainSampler:
         subject, table = self.subject(tools[anchor], links[anchor].feeds)
         return ChainPlan(tools=tools, links=links, subject=subject, anchor_table=table, anchor_link=anchor)
 
-    def story_ends(self, index: int, taken: set[str], chains: int, tables: frozenset[str]) -> list[str]:
+    def story_ends(self, index: int, taken: set[str], chains: int, tables: frozenset[str],
+                   kind: str | None = None) -> list[str]:
         """End tools for chain ``chains + 1``, round the permutation from a start of their own: writers
         not used yet whose subject lives in one of the story's ``tables`` (a refund of the order
-        the task is about, a review of the order it placed)."""
+        the task is about, a review of the order it placed) and that a principal of ``kind`` (the
+        persona's) may take at all: a patient's next errand is never a clinician's prescription."""
         start = index + chains * (len(self.writers) // 2 + 1)
         ordered = [self.writers[(start + step) % len(self.writers)] for step in range(len(self.writers))]
         out = []
         for writer in ordered:
             param, _ = self.subject(writer)
-            if writer not in taken and param is not None and self.world.key_table(param) in tables:
+            acting = self.manifest.tool(writer).acting
+            allowed = kind is None or acting is None or kind in acting.kinds
+            if writer not in taken and allowed and param is not None and self.world.key_table(param) in tables:
                 out.append(writer)
         return out

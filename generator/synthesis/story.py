@@ -19,13 +19,27 @@ from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.state.diff import StateDiff
 
-__all__ = ["Story", "key_columns"]
+__all__ = ["Story", "key_columns", "written_rows"]
 
 
 def key_columns(manifest: DomainManifest) -> frozenset[str]:
     """Column names that identify a row anywhere in the domain: primary and foreign keys."""
     return frozenset(c for t in manifest.tables
                      for c in [*t.primary_key, *(c for fk in t.foreign_keys for c in fk.columns)])
+
+
+def written_rows(manifest: DomainManifest, diff: StateDiff) -> frozenset[tuple[str, str]]:
+    """(table, key) of every row ``diff`` adds, changes or removes. A later errand that makes one of
+    an earlier errand's rows drop out of this set undoes it (deposit, then withdraw the same cash;
+    add a member, then remove them): no person asks for that in one call."""
+    out = set()
+    for name, table in diff.tables.items():
+        key = manifest.table(name).primary_key
+        for row in [*table.added, *table.removed]:
+            out.add((name, repr([row.get(c) for c in key])))
+        for change in table.changed:
+            out.add((name, repr([change.key.get(c) for c in key])))
+    return frozenset(out)
 
 
 def _scalar(value: Any) -> bool:

@@ -12,10 +12,10 @@ from generator.graph import build_graph
 from generator.synthesis.chain import ChainSampler
 from generator.synthesis.lookups import lookup_sources
 from generator.synthesis.slots import fill_slots, money, slot_names
-from generator.synthesis.story import Story
+from generator.synthesis.story import Story, written_rows
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.loader import load_domain
-from scaleenv_mcp.state.diff import StateDiff, TableDiff
+from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
 
 SMART_HOME = Path(__file__).resolve().parents[3] / "domains" / "smart_home"
 
@@ -109,3 +109,18 @@ def test_a_device_is_looked_up_among_devices_not_through_a_scene(home):
     lookups = lookup_sources(manifest, build_graph(manifest), world)
     order = lookups[("set_light_brightness", "device_id")]
     assert order.index("find_devices") < order.index("get_scene")
+
+
+def test_an_errand_that_puts_a_row_back_undoes_the_one_before(home):
+    """Deposit then withdraw the same cash, add a member then remove them: the first errand's row drops
+    out of what the task wrote, so the second one undoes it; touching another row does not."""
+    manifest, world, _ = home
+    device = world.rows["devices"][0]
+    key = {"device_id": device["device_id"]}
+    moved = StateDiff(tables={"devices": TableDiff(changed=[RowChange(key=key, before={"room_id": "A"},
+                                                                      after={"room_id": "B"})])})
+    added = StateDiff(tables={"rooms": TableDiff(added=[{"room_id": "ROOM-99999", "home_id": device["home_id"]}])})
+    both = StateDiff(tables={**moved.tables, **added.tables})
+    assert written_rows(manifest, moved) <= written_rows(manifest, both)
+    assert not written_rows(manifest, moved) <= written_rows(manifest, added), "the move was put back"
+    assert ("rooms", repr(["ROOM-99999"])) in written_rows(manifest, added)

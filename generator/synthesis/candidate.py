@@ -355,8 +355,11 @@ class CandidateFactory:
         for end in ends[:STORY_ENDS]:
             plan = self.sampler.sample(end, length, rng)
             rows = story.rows_of(plan.anchor_table) if plan.anchor_table else []
-            # No start-state row of its table in the story: it acts on a row the task wrote (fed by data flow).
-            tries = [(plan.anchor_table, row) for row in rng.sample(rows, min(STORY_ROWS, len(rows)))] or [anchor]
+            added = story.added_of(plan.anchor_table) if plan.anchor_table else []
+            # The rows the task made come first (book it, then pay for it), then start-state story rows;
+            # with neither, the chain acts on whatever data flow feeds it, near the task's anchor.
+            tries = [(plan.anchor_table, row) for row in
+                     [*added[:STORY_ROWS], *rng.sample(rows, min(STORY_ROWS, len(rows)))]] or [anchor]
             for extra in tries:
                 saved, kept = run.checkpoint(), len(goals)
                 previous = await state.branch()
@@ -365,7 +368,8 @@ class CandidateFactory:
                     writes = [(a, self.manifest.tool(a.tool)) for a in run.actions[saved[0]:]]
                     on_story = ran and any(story.touched_by(a.arguments, spec.acting.argument if spec.acting else None)
                                            for a, spec in writes if spec.writes)
-                    undoes = on_story and not before <= written_rows(self.manifest, await state.diff())
+                    undoes = on_story and (not before <= written_rows(self.manifest, await state.diff())
+                                           or any(story.undoes(a.tool, a.arguments) for a, spec in writes if spec.writes))
                 except BaseException:
                     await state.settle(previous, keep=False)
                     raise

@@ -19,7 +19,7 @@ from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.state.diff import StateDiff
 
-__all__ = ["Story", "key_columns", "written_rows"]
+__all__ = ["UNDO_VERBS", "Story", "key_columns", "written_rows"]
 
 
 def key_columns(manifest: DomainManifest) -> frozenset[str]:
@@ -46,6 +46,13 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
+# Verbs that take back what was done. Applied to a row the task itself added (book a shipment, then
+# cancel it), they make an errand no one brings; applied to a row that was there before, they are
+# ordinary errands (cancel my old booking).
+UNDO_VERBS = frozenset({"cancel", "delete", "remove", "withdraw", "revoke", "discontinue", "terminate",
+                        "decline", "reject", "close", "archive", "unpublish", "void", "retract", "undo"})
+
+
 @dataclass(frozen=True)
 class Story:
     """The key values a task is about, and the rows of the start state they belong to."""
@@ -54,6 +61,8 @@ class Story:
     rows: tuple[tuple[str, dict[str, Any]], ...]
     keys: frozenset[str]
     tables: frozenset[str]  # where story rows live: the start state's and the ones the task wrote
+    added: tuple[tuple[str, dict[str, Any]], ...] = ()  # rows the task added, by table
+    added_ids: frozenset[str] = frozenset()  # their primary-key values
 
     @classmethod
     def around(cls, manifest: DomainManifest, world: World, anchor: tuple[str, dict[str, Any]] | None,
@@ -71,8 +80,20 @@ class Story:
         ids = {str(v) for _, row in rows for k, v in row.items() if k in keys and _scalar(v)}
         ids |= {str(v) for row in [*written, *more] for k, v in row.items() if k in keys and _scalar(v)}
         ids -= {str(p) for p in people}
+        added = [(name, row) for name, table in changed.items() for row in table.added]
+        added_ids = {str(row[c]) for name, row in added for c in manifest.table(name).primary_key
+                     if _scalar(row.get(c))}
         return cls(ids=frozenset(ids), rows=tuple(rows), keys=keys,
-                   tables=frozenset({t for t, _ in rows} | set(changed)))
+                   tables=frozenset({t for t, _ in rows} | set(changed)),
+                   added=tuple(added), added_ids=frozenset(added_ids))
+
+    def undoes(self, tool: str, arguments: dict[str, Any]) -> bool:
+        """A call that takes back a row this task added (its verb cancels, removes, withdraws...)."""
+        return tool.split("_", 1)[0] in UNDO_VERBS and any(
+            _scalar(v) and str(v) in self.added_ids for v in arguments.values())
+
+    def added_of(self, table: str) -> list[dict[str, Any]]:
+        return [row for t, row in self.added if t == table]
 
     def names(self, row: dict[str, Any]) -> bool:
         """The row holds a story id under a key column (an order's refund names the order)."""

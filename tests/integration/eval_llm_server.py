@@ -10,7 +10,7 @@ at start) mapping each task's opening message to the task's gold actions:
 As the agent (``agent_model``) it finds the opening in the conversation, optionally asks a
 question first, then returns one tool call per request following the gold actions (two in
 one reply when ``parallel`` is set), then a final message wrapped around a private
-``<think>`` block. As the user (``user_model``) it answers questions with a scripted line
+``<think>`` block that tells the task's ``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
 (a cut tool call, then cut prose, alternately). ``profile`` (tests/support_server_profiles.py)
@@ -84,7 +84,8 @@ class ScenarioServer:
             return {"role": "assistant", "content": None, "tool_calls": [
                 {"id": f"call_{done + i}", "type": "function",
                  "function": {"name": a["tool"], "arguments": json.dumps(a["arguments"])}} for i, a in enumerate(batch)]}
-        return {"role": "assistant", "content": FINAL}
+        facts = "".join(f" {fact}" for fact in task.get("communicate", []))
+        return {"role": "assistant", "content": FINAL + facts}
 
     @staticmethod
     def _user(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -190,6 +191,7 @@ def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset()
     """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
     scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile, "tasks": {
         t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
-                         "parallel": t.id in parallel, "ramble": t.id in ramble} for t in tasks}}
+                         "parallel": t.id in parallel, "ramble": t.id in ramble, "communicate": list(t.communicate)}
+        for t in tasks}}
     path.write_text(json.dumps(scenario, indent=1))
     return path

@@ -10,7 +10,8 @@ at start) mapping each task's opening message to the task's gold actions:
 As the agent (``agent_model``) it finds the opening in the conversation, optionally asks a
 question first, then returns one tool call per request following the gold actions (two in
 one reply when ``parallel`` is set), then a final message wrapped around a private
-``<think>`` block that tells the task's ``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
+``<think>`` block that says what was done (the user's request) and tells the task's
+``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
 (a cut tool call, then cut prose, alternately). ``profile`` (tests/support_server_profiles.py)
@@ -39,10 +40,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from clients.completion import as_clause
 from tests.support_server_profiles import PROFILES, cut_usage
 
 PRIVATE = "PRIVATE-PLAN"
-FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done, your request has been completed."
+FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done: your request ({{request}}) has been completed."
 QUESTION = f"<think>{PRIVATE}: confirm first.</think>Could you confirm the details, please?"
 
 
@@ -73,7 +75,7 @@ class ScenarioServer:
                 return text, self.scenario["tasks"][text]
         return None
 
-    def _agent(self, messages: list[dict[str, Any]], task: dict[str, Any]) -> dict[str, Any]:
+    def _agent(self, messages: list[dict[str, Any]], opening: str, task: dict[str, Any]) -> dict[str, Any]:
         done = sum(len(m.get("tool_calls") or []) for m in messages if m["role"] == "assistant")
         users = sum(1 for m in messages if m["role"] == "user")
         if task.get("ask_first") and users == 1 and done == 0:
@@ -84,8 +86,10 @@ class ScenarioServer:
             return {"role": "assistant", "content": None, "tool_calls": [
                 {"id": f"call_{done + i}", "type": "function",
                  "function": {"name": a["tool"], "arguments": json.dumps(a["arguments"])}} for i, a in enumerate(batch)]}
+        # a real agent says what it did: the scripted user stops only on a statement about the goal
+        request = as_clause(opening)
         facts = "".join(f" {fact}" for fact in task.get("communicate", []))
-        return {"role": "assistant", "content": FINAL + facts}
+        return {"role": "assistant", "content": FINAL.format(request=request) + facts}
 
     @staticmethod
     def _user(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -105,7 +109,7 @@ class ScenarioServer:
             await asyncio.sleep(self.scenario["delay"])
         if found is None:
             return JSONResponse({"error": {"message": "unknown scenario"}}, status_code=400)
-        _, task = found
+        opening, task = found
         if task.get("fail"):
             return JSONResponse({"error": {"message": "scripted outage"}}, status_code=500)
         refused = self.profile.refusal(body)
@@ -119,7 +123,7 @@ class ScenarioServer:
                                                               or not self.profile.shows_tools(body)):
             message = {"role": "assistant", "content": NO_TOOLS}  # the model never saw a tool
         elif body["model"] == self.scenario["agent_model"]:
-            message = self._agent(messages, task)
+            message = self._agent(messages, opening, task)
         elif body["model"] == self.scenario["user_model"]:
             message = self._user(messages)
         else:

@@ -16,7 +16,8 @@ and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes e
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
 (a cut tool call, then cut prose, alternately). ``profile`` (tests/support_server_profiles.py)
 makes the server refuse and answer what that server would (null content, tools without
-tool_choice, the way a cut reply is reported). Every request is logged (``requests``).
+tool_choice, the way a cut reply is reported). Every request is logged (``requests``), with the
+read timeout the client sent along (``timeouts``).
 
     with serve_llm(scenario_path) as server:
         server.base_url, server.requests
@@ -66,6 +67,8 @@ class ScenarioServer:
         self.scenario = scenario
         self.profile = PROFILES[scenario.get("profile", "openai")]
         self.requests: list[dict[str, Any]] = []
+        # (model, the read timeout the openai client sent with the request: its x-stainless-read-timeout header)
+        self.timeouts: list[tuple[str, str | None]] = []
         self.base_url = ""
 
     def _task(self, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
@@ -101,6 +104,7 @@ class ScenarioServer:
     async def chat(self, request: Request) -> JSONResponse:
         body = await request.json()
         self.requests.append(body)
+        self.timeouts.append((body.get("model", ""), request.headers.get("x-stainless-read-timeout")))
         messages = body.get("messages", [])
         if body["model"] == GENERIC:
             return self._generic(body)

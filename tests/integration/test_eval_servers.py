@@ -20,6 +20,7 @@ import pytest
 
 from clients import EvalConfig, run_eval
 from clients.models import EpisodeStatus
+from clients.report import print_results
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import serve_llm, write_scenario
 from tests.integration.test_eval_shipped import REPO, sample_task_ids
@@ -79,7 +80,8 @@ def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: 
     assert results.avg_at_k == 0.0 and results.infra_failures == []
 
 
-def test_a_server_that_refuses_pattern_still_scores_a_shipped_domain(tmp_path: Path):
+def test_a_server_that_refuses_pattern_still_scores_a_shipped_domain(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]):
     """Issue #31: llama-cpp-python answers 500 to "pattern" in a tool schema, and every shipped domain
     has hundreds; each episode used to be an infrastructure failure."""
     domain = REPO / "domains" / "smart_home"
@@ -107,3 +109,8 @@ def test_a_server_that_refuses_pattern_still_scores_a_shipped_domain(tmp_path: P
     # What the dropped keywords said is still told to the model.
     described = json.dumps(with_tools[1]["tools"])
     assert "must match ^" in described
+    # ... and the summary says it once.
+    print_results(results)
+    said = " ".join(capsys.readouterr().out.split())
+    assert said.count("the server refused the tool schemas as served") == 1
+    assert f"{len(ids)} episode(s) got them reduced to type, properties" in said

@@ -3,7 +3,8 @@
 Each probe is one small request (short timeout, no retries) on a point where servers differ
 (docs/model-servers.md): plain chat, tools with ``tool_choice`` auto and required and without
 it, a tool-result turn, an assistant turn with ``content: null``, structured output in each
-mode, a reply cut at a small ``max_tokens``, a ``pattern`` in a schema. It prints a verdict
+mode, a reply cut at a small ``max_tokens``, a ``pattern`` in a json_schema and, apart, in a
+tool's parameters (what eval's agent sends: every shipped domain has patterns). It prints a verdict
 per probe, what our clients do about it, and the roles-file lines to use. A port with nothing
 listening is one line naming the URL, exit 3.
 """
@@ -139,18 +140,32 @@ def _structured_probes(client: Any, model: str) -> list[Probe]:
     patterned = {**_SCHEMA, "properties": {"answer": {"type": "string", "pattern": "^[a-z]+$"}}}
     reply, why = _call(client, model, messages=_JSON_ASK, max_tokens=100, response_format={
         "type": "json_schema", "json_schema": {"name": "answer", "schema": patterned, "strict": False}})
-    probes.append(Probe(name="schema pattern", ok=reply is not None, verdict="accepted" if reply else f"refused ({why})",
+    probes.append(Probe(name="schema pattern (json_schema)", ok=reply is not None,
+                        verdict="accepted" if reply else f"refused ({why})",
                         action="" if reply else 'use structured = "plain" (patterns are then checked by us)'))
+    probes.append(_tool_pattern_probe(client, model))
     return probes
+
+
+def _tool_pattern_probe(client: Any, model: str) -> Probe:
+    """``pattern`` in a tool's parameters, apart from json_schema: a server may refuse one and not the
+    other, and every shipped domain's tools have patterns (eval's agent sends them)."""
+    order_id = {"type": "string", "pattern": "^ORD-[0-9]+$", "description": "The order's id."}
+    tool = {"type": "function", "function": {**_TOOL["function"], "parameters": {
+        **_TOOL["function"]["parameters"], "properties": {"order_id": order_id}}}}
+    reply, why = _call(client, model, messages=_ASK, tools=[tool], tool_choice="auto", max_tokens=200)
+    return Probe(name="schema pattern (tools)", ok=reply is not None, verdict="accepted" if reply else f"refused ({why})",
+                 action="" if reply else "eval resends the tools with schemas reduced to a portable subset (results.json "
+                                         "schema_fallback); in generate avoid structured = \"tool\"")
 
 
 def roles_lines(probes: list[Probe], base_url: str, model: str) -> list[str]:
     """The roles-file lines (generate) this endpoint needs."""
     ok = {p.name: p.ok for p in probes}
-    patterns = ok.get("schema pattern", True)  # a server that cannot take "pattern" fails on our schemas in any mode
-    if ok.get("structured json_schema") and patterns:
+    # a server that cannot take "pattern" in a mode fails on our schemas in that mode
+    if ok.get("structured json_schema") and ok.get("schema pattern (json_schema)", True):
         mode = "auto"
-    elif ok.get("structured tool (forced call)") and patterns:
+    elif ok.get("structured tool (forced call)") and ok.get("schema pattern (tools)", True):
         mode = "tool"
     else:
         mode = "plain"

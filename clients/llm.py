@@ -17,6 +17,10 @@ tool-call turn sent back with ``content: ""`` rather than null (a 500 there), a 
 on every request (a model that writes until its context is full would otherwise time out and
 be retried behind generations the server never cancels). A reply cut off at max_tokens is the
 model's answer, marked ``truncated``: the agent's failed turn, scored, never infrastructure.
+A request with tools that the server refuses (5xx, 400, 422) is tried once more with the tool
+schemas reduced to a portable subset (clients.portable_schemas: llama-cpp-python's grammar
+converter answers 500 to ``pattern``); when that works the endpoint is remembered as needing
+reduced schemas for the rest of the run, and every reply says so (``schema_fallback``).
 """
 
 from __future__ import annotations
@@ -31,12 +35,15 @@ import openai
 from pydantic import BaseModel, Field
 
 from clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
+from clients.portable_schemas import portable_tools
 from clients.response_cache import ResponseCache, request_key
 from scaleenv_mcp.truncation import is_truncated
 
 __all__ = ["ChatReply", "LLMClient", "LLMSettings"]
 
 _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+# What a server answers when it cannot take a tool schema (llama-cpp-python: 500; others 400 or 422).
+_SCHEMA_REFUSALS = (openai.InternalServerError, openai.BadRequestError, openai.UnprocessableEntityError)
 
 
 class LLMSettings(BaseModel):
@@ -56,6 +63,8 @@ class ChatReply(BaseModel):
     message: dict[str, Any] = Field(description="The assistant message, ready to append to the history.")
     usage: TokenUsage
     truncated: bool = Field(default=False, description="Cut off at max_tokens (finish_reason or token count).")
+    schema_fallback: str | None = Field(default=None, description="Set when the tools went with reduced schemas: "
+                                        "why (the server's refusal of the schemas as served).")
 
 
 def _tool_calls(raw: list[dict[str, Any]], truncated: bool = False) -> list[ToolCallAction]:
@@ -86,12 +95,19 @@ class LLMClient:
         self._client = openai.AsyncOpenAI(base_url=settings.base_url, api_key=key, max_retries=0,
                                           timeout=settings.timeout)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
+        self._endpoint = _Endpoint()
+
+    @property
+    def schema_fallback(self) -> str | None:
+        """Why this endpoint gets reduced tool schemas (the server's first refusal), or None."""
+        return self._endpoint.schema_fallback
 
     def for_role(self, max_tokens: int | None, timeout: float) -> LLMClient:
-        """The same endpoint and cache with a role's own limits (the agent writes longer than the user)."""
+        """The same endpoint, cache and endpoint knowledge with a role's own limits (the agent writes
+        longer than the user)."""
         role = object.__new__(LLMClient)
         role.settings = self.settings.model_copy(update={"max_tokens": max_tokens, "timeout": timeout})
-        role._client, role._cache = self._client, self._cache
+        role._client, role._cache, role._endpoint = self._client, self._cache, self._endpoint
         return role
 
     async def aclose(self) -> None:
@@ -119,29 +135,55 @@ class LLMClient:
             stored = await self._request(request)
             if self._cache:
                 self._cache.put(key, stored)
+        fallback = stored.get("schema_fallback")
+        if fallback and self._endpoint.schema_fallback is None:
+            self._endpoint.schema_fallback = fallback  # learned from the cache: the same endpoint refused
         message = stored["message"]
         content = message.get("content")
         message = {**message, "content": content or ""}  # never null: servers with strict schemas answer 500
         truncated = is_truncated(stored.get("finish_reason"), stored["usage"]["completion"], self.settings.max_tokens)
         usage = TokenUsage(prompt=stored["usage"]["prompt"], completion=stored["usage"]["completion"], requests=1,
-                           cached=int(cached), truncated=int(truncated))
+                           cached=int(cached), truncated=int(truncated), reduced_schemas=int(bool(fallback)))
         return ChatReply(content=content, tool_calls=_tool_calls(message.get("tool_calls") or [], truncated),
-                         message=message, usage=usage, truncated=truncated)
+                         message=message, usage=usage, truncated=truncated, schema_fallback=fallback)
+
+    async def _send(self, request: dict[str, Any]) -> Any:
+        return await self._client.chat.completions.create(**request, timeout=self.settings.timeout)
+
+    async def _portable_retry(self, request: dict[str, Any], refusal: openai.OpenAIError) -> Any | None:
+        """The request once more with reduced tool schemas; its completion, or None when that fails too
+        (then the refusal was not about the schemas and the usual retries go on)."""
+        try:
+            completion = await self._send({**request, "tools": portable_tools(request["tools"])})
+        except openai.OpenAIError:
+            return None
+        if self._endpoint.schema_fallback is None:
+            self._endpoint.schema_fallback = _describe(refusal)
+        return completion
 
     async def _request(self, request: dict[str, Any]) -> dict[str, Any]:
+        reduced = bool(request.get("tools")) and self._endpoint.schema_fallback is not None
+        sent = {**request, "tools": portable_tools(request["tools"])} if reduced else request
+        tried = reduced or not request.get("tools")  # the reduced schemas are tried once per request
         delay = self.settings.backoff
         for attempt in range(self.settings.retries + 1):
             try:
-                completion = await self._client.chat.completions.create(**request, timeout=self.settings.timeout)
+                completion = await self._send(sent)
                 break
-            except _RETRYABLE as exc:
+            except openai.OpenAIError as exc:
+                if not tried and isinstance(exc, _SCHEMA_REFUSALS):
+                    tried = True
+                    retried = await self._portable_retry(request, exc)
+                    if retried is not None:
+                        completion, reduced = retried, True
+                        break
+                if not isinstance(exc, _RETRYABLE):  # 4xx other than 429, bad responses: retrying will not help
+                    raise InfraError(InfraKind.llm, f"{request['model']}: {_describe(exc)}") from None
                 if attempt == self.settings.retries:
                     raise InfraError(InfraKind.llm, f"{request['model']}: {_describe(exc)} "
                                                     f"(after {self.settings.retries} retries)") from None
                 await asyncio.sleep(delay)
                 delay *= 2
-            except openai.OpenAIError as exc:  # 4xx other than 429, bad responses: retrying will not help
-                raise InfraError(InfraKind.llm, f"{request['model']}: {_describe(exc)}") from None
         if not completion.choices:
             raise InfraError(InfraKind.llm, f"{request['model']}: response has no choices")
         message = completion.choices[0].message
@@ -152,9 +194,19 @@ class LLMClient:
                  "function": {"name": c.function.name, "arguments": c.function.arguments}}
                 for i, c in enumerate(message.tool_calls)]
         usage = completion.usage
-        return {"message": assistant, "finish_reason": completion.choices[0].finish_reason,
-                "usage": {"prompt": usage.prompt_tokens if usage else 0,
-                          "completion": usage.completion_tokens if usage else 0}}
+        stored = {"message": assistant, "finish_reason": completion.choices[0].finish_reason,
+                  "usage": {"prompt": usage.prompt_tokens if usage else 0,
+                            "completion": usage.completion_tokens if usage else 0}}
+        if reduced:
+            stored["schema_fallback"] = self._endpoint.schema_fallback
+        return stored
+
+
+class _Endpoint:
+    """What a run learned about its endpoint, shared by the agent's and the user's clients."""
+
+    def __init__(self) -> None:
+        self.schema_fallback: str | None = None
 
 
 def _describe(exc: openai.OpenAIError) -> str:

@@ -127,11 +127,14 @@ class TokenUsage(BaseModel):
     requests: int = Field(default=0, description="LLM requests made (including those served from the cache).")
     cached: int = Field(default=0, description="Requests answered from the on-disk cache.")
     truncated: int = Field(default=0, description="Replies cut off at max_tokens (the model's failed turn, scored).")
+    reduced_schemas: int = Field(default=0, description="Requests whose tool schemas went reduced to a portable "
+                                 "subset, because the server refused them as served (clients.portable_schemas).")
 
     def add(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion,
                           requests=self.requests + other.requests, cached=self.cached + other.cached,
-                          truncated=self.truncated + other.truncated)
+                          truncated=self.truncated + other.truncated,
+                          reduced_schemas=self.reduced_schemas + other.reduced_schemas)
 
 
 class InfraRecord(BaseModel):
@@ -158,6 +161,8 @@ class EpisodeRecord(BaseModel):
     duration_ms: float = 0.0
     agent_tokens: TokenUsage = Field(default_factory=TokenUsage)
     user_tokens: TokenUsage = Field(default_factory=TokenUsage)
+    schema_fallback: str | None = Field(default=None, description="Why the agent's tools went with reduced schemas "
+                                        "in this episode (the server's refusal of them as served); None: as served.")
 
 
 class EpisodeTrace(BaseModel):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from clients.metrics import Estimate, GroupMetrics
@@ -73,6 +74,11 @@ def print_results(results: EvalResults, out: Path | None = None) -> None:
         if problems.truncated_replies:
             console.print(f"  {problems.truncated_replies} agent reply(s) cut off at max_tokens in "
                           f"{len(problems.truncated_episodes)} episode(s) (--agent-max-tokens)", highlight=False)
+    fallback = results.schema_fallback
+    if fallback is not None:
+        console.print(f"[yellow]the server refused the tool schemas as served[/] ({escape(fallback.reason)}); "
+                      f"{fallback.episodes} episode(s) got them reduced to {', '.join(fallback.kept)} (the other "
+                      f"keywords told in descriptions; the host still checks every argument)", highlight=False)
     if results.infra_failures:
         console.print(f"[yellow]the server failed: {len(results.infra_failures)} episode(s) not scored "
                       f"(infrastructure, not counted as 0; --resume retries them):[/]", highlight=False)

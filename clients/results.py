@@ -4,7 +4,8 @@
 ``pass@k``, ``pass^k``: overall values) and the detail under ``overall`` and ``domains``.
 Infrastructure failures ("the server failed": not scored) are listed one by one, apart from
 the scores; what the model did wrong ("the model misbehaved": scored) is summed up in
-``model_problems``: trials without a single tool call, replies cut off at max_tokens. The stamp says what
+``model_problems``: trials without a single tool call, replies cut off at max_tokens. How eval had
+to adapt to the server is said once (``schema_fallback``: tool schemas it refused). The stamp says what
 produced the numbers: agent and user (models included), host version, task-set hash.
 """
 
@@ -17,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from clients.metrics import GroupMetrics, summarise
 from clients.models import EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
+from clients.portable_schemas import KEPT_KEYWORDS
 
-__all__ = ["EvalConfig", "EvalResults", "InfraFailure", "ModelProblems", "RunRecord", "RunStamp", "build_results"]
+__all__ = ["EvalConfig", "EvalResults", "InfraFailure", "ModelProblems", "RunRecord", "RunStamp", "SchemaFallback",
+           "build_results"]
 
 
 class EvalConfig(BaseModel):
@@ -98,6 +101,15 @@ class ModelProblems(BaseModel):
     truncated_episodes: list[str] = Field(default_factory=list, description="Episodes with such a reply.")
 
 
+class SchemaFallback(BaseModel):
+    """The server refused the tool schemas as served; eval sent them reduced (docs/model-servers.md)."""
+
+    reason: str = Field(description="The server's refusal of the schemas as served (the first one seen).")
+    kept: list[str] = Field(description="The JSON-Schema keywords kept; the others were told in descriptions.")
+    episodes: int = Field(description="Episodes whose agent got reduced schemas.")
+    requests: int = Field(description="Agent requests sent with reduced schemas.")
+
+
 class EvalResults(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
@@ -109,6 +121,8 @@ class EvalResults(BaseModel):
     domains: dict[str, GroupMetrics]
     infra_failures: list[InfraFailure] = Field(description="Episodes not scored, and why (never counted as 0).")
     model_problems: ModelProblems = Field(default_factory=ModelProblems)
+    schema_fallback: SchemaFallback | None = Field(default=None, description="Set when the endpoint refused the "
+                                                   "tool schemas as served and eval sent them reduced.")
     agent_tokens: TokenUsage
     user_tokens: TokenUsage
     stamp: RunStamp
@@ -126,7 +140,11 @@ def build_results(records: list[EpisodeRecord], stamp: RunStamp, k: int, seed: i
     problems = ModelProblems(no_tool_call=[r.key for r in scored if r.calls == 0],
                              truncated_replies=sum(r.agent_tokens.truncated for r in scored),
                              truncated_episodes=[r.key for r in scored if r.agent_tokens.truncated])
+    reduced = [r for r in ordered if r.schema_fallback]
+    fallback = SchemaFallback(reason=reduced[0].schema_fallback or "", kept=list(KEPT_KEYWORDS), episodes=len(reduced),
+                              requests=sum(r.agent_tokens.reduced_schemas for r in reduced)) if reduced else None
     return EvalResults(k=k, avg_at_k=overall.avg_at_k.value, pass_at_k=overall.pass_at_k.value,
                        pass_hat_k=overall.pass_hat_k.value, overall=overall, domains=domains,
-                       infra_failures=failures, model_problems=problems, agent_tokens=agent_tokens,
+                       infra_failures=failures, model_problems=problems, schema_fallback=fallback,
+                       agent_tokens=agent_tokens,
                        user_tokens=user_tokens, stamp=stamp)

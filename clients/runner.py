@@ -128,6 +128,8 @@ class _Run:
         record.duration_ms = round((time.perf_counter() - started) * 1000, 3)
         if agent is not None:
             record.agent_tokens = agent.usage
+            if agent.usage.reduced_schemas and self.agent_llm is not None:
+                record.schema_fallback = self.agent_llm.schema_fallback
         if env.user is not None:
             record.user_tokens = env.user.usage
         trace = env.trace or EpisodeTrace(key=key, domain=task.domain, task_id=task.id, trial=trial)

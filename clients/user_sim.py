@@ -3,7 +3,8 @@
 A user gets the task's opening, instruction, known and withheld facts; the agent never
 does. ``ScriptedUser`` is deterministic and needs no LLM: it answers questions from its
 known facts, gives a withheld fact only when the agent names it, and stops when the agent
-clearly reports the task's own goal done, gives up, or the turn budget is spent. ``OpenAIUser`` is an LLM
+clearly reports the task's own goal done (a completion statement about the goal:
+clients/completion.py), gives up, or the turn budget is spent. ``OpenAIUser`` is an LLM
 playing the same part. Both see only the agent's messages with private reasoning already
 stripped (clients.env does that), never tool calls or results.
 """
@@ -14,6 +15,7 @@ import json
 import re
 from typing import Any, Protocol
 
+from clients.completion import reports_done
 from clients.llm import LLMClient
 from clients.models import TokenUsage
 from clients.reasoning import strip_private_reasoning
@@ -25,37 +27,11 @@ __all__ = ["STOP", "OpenAIUser", "ScriptedUser", "UserSimulator", "build_user", 
 
 STOP = "###STOP###"
 
-# A completion statement on its own ("has been ..." is not one: see _PASSIVE).
-_DONE = re.compile(r"\b(done|completed|is complete|all set|successfully|finished|taken care of)\b", re.I)
-# "X has been <verb>ed" ends the dialogue only when the verb is the task's own goal ("returned" for a
-# return): an agent's nonsense "the item has been sold" must not end a return (issue #31).
-_PASSIVE = re.compile(r"\b(?:has|have|had|was|were) (?:now |just |already )?been (\w+)", re.I)
-_NEGATED = re.compile(r"(\bnot|n't|\bunable|\bcannot|\bfailed|\bno longer)\b", re.I)
-_ANYTHING_ELSE = re.compile(r"\b(is there )?anything else\b[^?]*\?", re.I)
 _GIVE_UP = re.compile(r"\b(can(?:no|')t help|unable to help|not able to help|can(?:no|')t do that|won't be able to)\b", re.I)
-_NOT_GOALS = {"asked", "unless", "about", "answer", "conversation", "once", "when", "with", "your", "their", "that",
-              "this", "have", "been", "want", "would", "should", "could", "know", "known", "tell", "give", "given",
-              "end", "ends", "done", "facts", "questions"}
 
 
 def is_stop(message: str) -> bool:
     return STOP in message
-
-
-def _goal_stems(goal: str) -> set[str]:
-    """The first four letters of each content word of the task's goal (its instruction)."""
-    return {w[:4] for w in re.findall(r"[a-z]{4,}", goal.lower()) if w not in _NOT_GOALS}
-
-
-def reports_done(message: str, goal: str = "") -> bool:
-    """The agent clearly says the task's goal is done: a completion phrase (or "has been <the goal's
-    verb>"), not negated just before it, and no open question other than "anything else?"."""
-    if "?" in _ANYTHING_ELSE.sub("", message):
-        return False
-    stems = _goal_stems(goal)
-    found = [m.span() for m in _DONE.finditer(message)]
-    found += [m.span() for m in _PASSIVE.finditer(message) if m.group(1).lower()[:4] in stems]
-    return any(not _NEGATED.search(message[max(0, start - 30):end]) for start, end in found)
 
 
 class UserSimulator(Protocol):

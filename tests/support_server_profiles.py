@@ -10,11 +10,10 @@ are listed in docs/model-servers.md; each field below says what it stands for.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["PROFILES", "ServerProfile", "cut_usage"]
+__all__ = ["PROFILES", "ServerProfile", "cut_usage", "uses_keyword"]
 
 
 @dataclass(frozen=True)
@@ -41,7 +40,7 @@ class ServerProfile:
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema" and self.json_schema_status:
             return self.json_schema_status, "response_format json_schema: failed to build the grammar"
-        if self.pattern_status and '"pattern"' in _schemas_text(body):
+        if self.pattern_status and uses_keyword([body.get("tools"), body.get("response_format")], "pattern"):
             return self.pattern_status, "schema keyword 'pattern' is not supported by the grammar converter"
         return None
 
@@ -55,8 +54,18 @@ class ServerProfile:
         return isinstance(choice, dict) and not self.ignores_named_tool_choice
 
 
-def _schemas_text(body: dict[str, Any]) -> str:
-    return json.dumps([body.get("tools"), body.get("response_format")])
+def uses_keyword(value: Any, keyword: str) -> bool:
+    """Does a schema in ``value`` use ``keyword`` as a keyword, as a grammar converter reads it? A
+    parameter named after it (a key of ``properties``) or the word in a description is not a use."""
+    if isinstance(value, list):
+        return any(uses_keyword(item, keyword) for item in value)
+    if not isinstance(value, dict):
+        return False
+    if keyword in value and isinstance(value[keyword], str):
+        return True
+    properties = value.get("properties")
+    named = list(properties.values()) if isinstance(properties, dict) else []
+    return any(uses_keyword(v, keyword) for k, v in value.items() if k != "properties") or uses_keyword(named, keyword)
 
 
 def cut_usage(body: dict[str, Any], prompt_tokens: int) -> dict[str, int]:

@@ -10,12 +10,14 @@ at start) mapping each task's opening message to the task's gold actions:
 As the agent (``agent_model``) it finds the opening in the conversation, optionally asks a
 question first, then returns one tool call per request following the gold actions (two in
 one reply when ``parallel`` is set), then a final message wrapped around a private
-``<think>`` block. As the user (``user_model``) it answers questions with a scripted line
+``<think>`` block that says what was done (the user's request) and tells the task's
+``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
 (a cut tool call, then cut prose, alternately). ``profile`` (tests/support_server_profiles.py)
 makes the server refuse and answer what that server would (null content, tools without
-tool_choice, the way a cut reply is reported). Every request is logged (``requests``).
+tool_choice, the way a cut reply is reported). Every request is logged (``requests``), with the
+read timeout the client sent along (``timeouts``).
 
     with serve_llm(scenario_path) as server:
         server.base_url, server.requests
@@ -39,10 +41,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from clients.completion import as_clause
 from tests.support_server_profiles import PROFILES, cut_usage
 
 PRIVATE = "PRIVATE-PLAN"
-FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done, your request has been completed."
+FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done: your request ({{request}}) has been completed."
 QUESTION = f"<think>{PRIVATE}: confirm first.</think>Could you confirm the details, please?"
 
 
@@ -64,6 +67,8 @@ class ScenarioServer:
         self.scenario = scenario
         self.profile = PROFILES[scenario.get("profile", "openai")]
         self.requests: list[dict[str, Any]] = []
+        # (model, the read timeout the openai client sent with the request: its x-stainless-read-timeout header)
+        self.timeouts: list[tuple[str, str | None]] = []
         self.base_url = ""
 
     def _task(self, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
@@ -73,7 +78,7 @@ class ScenarioServer:
                 return text, self.scenario["tasks"][text]
         return None
 
-    def _agent(self, messages: list[dict[str, Any]], task: dict[str, Any]) -> dict[str, Any]:
+    def _agent(self, messages: list[dict[str, Any]], opening: str, task: dict[str, Any]) -> dict[str, Any]:
         done = sum(len(m.get("tool_calls") or []) for m in messages if m["role"] == "assistant")
         users = sum(1 for m in messages if m["role"] == "user")
         if task.get("ask_first") and users == 1 and done == 0:
@@ -84,7 +89,10 @@ class ScenarioServer:
             return {"role": "assistant", "content": None, "tool_calls": [
                 {"id": f"call_{done + i}", "type": "function",
                  "function": {"name": a["tool"], "arguments": json.dumps(a["arguments"])}} for i, a in enumerate(batch)]}
-        return {"role": "assistant", "content": FINAL}
+        # a real agent says what it did: the scripted user stops only on a statement about the goal
+        request = as_clause(opening)
+        facts = "".join(f" {fact}" for fact in task.get("communicate", []))
+        return {"role": "assistant", "content": FINAL.format(request=request) + facts}
 
     @staticmethod
     def _user(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -96,6 +104,7 @@ class ScenarioServer:
     async def chat(self, request: Request) -> JSONResponse:
         body = await request.json()
         self.requests.append(body)
+        self.timeouts.append((body.get("model", ""), request.headers.get("x-stainless-read-timeout")))
         messages = body.get("messages", [])
         if body["model"] == GENERIC:
             return self._generic(body)
@@ -104,7 +113,7 @@ class ScenarioServer:
             await asyncio.sleep(self.scenario["delay"])
         if found is None:
             return JSONResponse({"error": {"message": "unknown scenario"}}, status_code=400)
-        _, task = found
+        opening, task = found
         if task.get("fail"):
             return JSONResponse({"error": {"message": "scripted outage"}}, status_code=500)
         refused = self.profile.refusal(body)
@@ -118,7 +127,7 @@ class ScenarioServer:
                                                               or not self.profile.shows_tools(body)):
             message = {"role": "assistant", "content": NO_TOOLS}  # the model never saw a tool
         elif body["model"] == self.scenario["agent_model"]:
-            message = self._agent(messages, task)
+            message = self._agent(messages, opening, task)
         elif body["model"] == self.scenario["user_model"]:
             message = self._user(messages)
         else:
@@ -190,6 +199,7 @@ def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset()
     """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
     scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile, "tasks": {
         t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
-                         "parallel": t.id in parallel, "ramble": t.id in ramble} for t in tasks}}
+                         "parallel": t.id in parallel, "ramble": t.id in ramble, "communicate": list(t.communicate)}
+        for t in tasks}}
     path.write_text(json.dumps(scenario, indent=1))
     return path

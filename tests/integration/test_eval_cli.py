@@ -113,3 +113,41 @@ def test_num_tasks_draws_the_same_tasks_for_the_same_seed(library: Path):
     assert load_task_set(domain, num_tasks=2, seed=7).hash == two.hash
     assert {load_task_set(domain, num_tasks=2, seed=s).hash for s in range(6)} != {two.hash}  # the seed draws
     assert load_task_set(domain, num_tasks=99).hash == every.hash
+
+
+def test_the_summary_tells_the_model_s_misbehaviour_from_the_server_s_failures_and_the_role_limits_are_sent(
+        library: Path, tmp_path: Path):
+    """Issue #31: 0 tool calls in 25 requests and nothing said so; and the per-role limits must reach
+    every request (max_tokens in the body, the timeout as the openai client's read timeout)."""
+    tasks = load_domain(library / "tiny_library").tasks
+    silent, down = "return-solaris", "swap-solaris"
+    scenario = write_scenario(tmp_path / "scenario.json", list(tasks.values()), fail={down}, ask_first=False)
+    data = json.loads(scenario.read_text())
+    data["tasks"][tasks[silent].user.opening]["never_calls"] = True  # a model that never uses its tools
+    scenario.write_text(json.dumps(data))
+    with serve_llm(scenario) as server:
+        done = _eval("--domains", str(library / "tiny_library"), "--agent", "openai:test-agent", "--user",
+                     "openai:test-user", "--base-url", server.base_url, "--concurrency", "1", "--no-llm-cache",
+                     "--llm-retries", "0", "--max-turns", "3", "--agent-max-tokens", "300", "--user-max-tokens", "77",
+                     "--agent-timeout", "41", "--user-timeout", "23", "--out", str(tmp_path / "run"))
+        stdout, stderr = done.communicate(timeout=120)
+        requests, timeouts = list(server.requests), list(server.timeouts)
+    assert done.returncode == 0, stderr[-2000:]
+
+    progress = {line.split(": ", 1)[0].split("] ")[1]: line for line in stderr.splitlines() if line.startswith("[")}
+    assert "warning: the agent made no tool call" in progress[f"tiny_library/{silent}#0"]
+    assert "INFRA llm" in progress[f"tiny_library/{down}#0"]
+    assert sum("no tool call" in line for line in progress.values()) == 1  # not for the outage, nor the others
+    said = " ".join(stdout.split())  # rich wraps long lines in a pipe
+    misbehaved, failed = said.index("the model misbehaved"), said.index("the server failed: 1 episode(s) not scored")
+    assert misbehaved < failed
+    assert "1 episode(s) without a single tool call" in said[misbehaved:failed]
+    assert f"tiny_library/{silent}#0" in said[misbehaved:failed] and f"tiny_library/{down}#0" in said[failed:]
+    assert f"tiny_library/{down}#0" not in said[misbehaved:failed]
+
+    agent = [r for r in requests if r["model"] == "test-agent"]
+    user = [r for r in requests if r["model"] == "test-user"]
+    assert agent and user
+    assert {r["max_tokens"] for r in agent} == {300} and {r["max_tokens"] for r in user} == {77}
+    assert {t for m, t in timeouts if m == "test-agent"} == {"41.0"}
+    assert {t for m, t in timeouts if m == "test-user"} == {"23.0"}

@@ -4,7 +4,9 @@ Per profile, over real HTTP and the real openai client: a scripted model that fo
 gold actions scores 1 (so the server saw its tools, and our tool-call turns went back in a
 form it accepts); a model that writes to its token limit scores 0 as its own failed turns,
 counted under ``model_problems``, never as infrastructure. And a server that never shows the
-model its tools is reported: the trial made no tool call.
+model its tools is reported: the trial made no tool call. On a shipped domain, whose tool
+schemas hold ``pattern`` keys, a server that refuses them (llama.cpp) still gets scored
+episodes: eval retries once with the schemas reduced, remembers that, and says so.
 """
 
 from __future__ import annotations
@@ -18,9 +20,11 @@ import pytest
 
 from clients import EvalConfig, run_eval
 from clients.models import EpisodeStatus
+from clients.report import print_results
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import serve_llm, write_scenario
-from tests.support_server_profiles import PROFILES
+from tests.integration.test_eval_shipped import REPO, sample_task_ids
+from tests.support_server_profiles import PROFILES, uses_keyword
 from tests.unit.clients.library_tasks import HostThread, library, library_master  # noqa: F401 - fixtures
 
 RAMBLER = "return-solaris"
@@ -74,3 +78,39 @@ def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: 
                                                                 "tasks": tasks[0].id}))
     assert results.model_problems.no_tool_call == [f"tiny_library/{tasks[0].id}#0"]
     assert results.avg_at_k == 0.0 and results.infra_failures == []
+
+
+def test_a_server_that_refuses_pattern_still_scores_a_shipped_domain(tmp_path: Path,
+                                                                     capsys: pytest.CaptureFixture[str]):
+    """Issue #31: llama-cpp-python answers 500 to "pattern" in a tool schema, and every shipped domain
+    has hundreds; each episode used to be an infrastructure failure."""
+    domain = REPO / "domains" / "smart_home"
+    ids = sample_task_ids(domain)
+    tasks = [load_domain(domain).tasks[i] for i in ids]
+    scenario = write_scenario(tmp_path / "scenario.json", tasks, profile="llama.cpp", ask_first=False)
+    with HostThread([domain], tmp_path / "token", skip_validation=True) as host, serve_llm(scenario) as server:
+        config = EvalConfig(domains=[str(domain)], tasks=",".join(ids), agent="openai:test-agent", user="scripted",
+                            out=tmp_path / "run", base_url=server.base_url, url=host.url, control_url=host.control_url,
+                            token_file=host.token_file, llm_retries=0, llm_backoff=0.01, concurrency=1)
+        results = anyio.run(run_eval, config)
+        requests = list(server.requests)
+
+    assert results.infra_failures == [] and results.overall.episodes == len(ids)
+    assert results.avg_at_k == 1.0, (tmp_path / "run" / "episodes.jsonl").read_text()[:3000]
+    # One refused request with the schemas as served, then reduced schemas for the rest of the run.
+    with_tools = [r for r in requests if r.get("tools")]
+    assert [uses_keyword(r["tools"], "pattern") for r in with_tools].count(True) == 1
+    assert uses_keyword(with_tools[0]["tools"], "pattern")
+    fallback = results.schema_fallback
+    assert fallback is not None and "pattern" in fallback.reason and "500" in fallback.reason
+    assert fallback.episodes == len(ids) and fallback.requests == len(with_tools) - 1
+    records = [json.loads(x) for x in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()]
+    assert all(r["end_reason"] == "user_stop" and r["schema_fallback"] == fallback.reason for r in records)
+    # What the dropped keywords said is still told to the model.
+    described = json.dumps(with_tools[1]["tools"])
+    assert "must match ^" in described
+    # ... and the summary says it once.
+    print_results(results)
+    said = " ".join(capsys.readouterr().out.split())
+    assert said.count("the server refused the tool schemas as served") == 1
+    assert f"{len(ids)} episode(s) got them reduced to type, properties" in said

@@ -3,7 +3,7 @@
 Per profile (tests/support_server_profiles.py), with json_schema answered by HTTP 500 the way
 llama-cpp-python answers it: the run falls back to plain JSON, spends none of its retry
 budget on it, finishes, and its report says to set ``structured = "plain"``. Then the exits
-issue #31 found wrong: a stale report.json is removed at start, SIGTERM leaves this run's
+issue #31 found wrong: a stale report.json is removed at start, SIGTERM and SIGINT leave this run's
 report, a model that never writes valid JSON exits 1 (bad output) not 3 (endpoint failed),
 and the counters agree (retries spent vs the budget, tasks requested vs ``--tasks``).
 """
@@ -35,7 +35,10 @@ def test_generate_falls_back_from_a_5xx_on_json_schema_and_finishes(fake: FakeLL
     assert fake.answered_twice() == []
 
 
-def test_sigterm_leaves_this_runs_report_and_a_stale_one_never_survives(fake: FakeLLM, tmp_path: Path):
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_leaves_this_runs_report_and_a_stale_one_never_survives(fake: FakeLLM, tmp_path: Path,
+                                                                          signum: signal.Signals):
+    """SIGTERM (a supervisor) and SIGINT (Ctrl-C): exit 128+N (143, 130), status interrupted, this run's report."""
     work = tmp_path / "work"
     work.mkdir()
     (work / "report.json").write_text('{"status": "complete", "stale": true}')
@@ -43,7 +46,7 @@ def test_sigterm_leaves_this_runs_report_and_a_stale_one_never_survives(fake: Fa
 
     def terminate(role: str, marker: str | None) -> bool:
         if role == "db_schema" and "pid" in running:
-            os.kill(running.pop("pid"), signal.SIGTERM)
+            os.kill(running.pop("pid"), signum)
         return False
 
     fake.on_request = terminate
@@ -53,9 +56,9 @@ def test_sigterm_leaves_this_runs_report_and_a_stale_one_never_survives(fake: Fa
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     running["pid"] = process.pid
     stdout, stderr = process.communicate(timeout=60)
-    assert process.returncode == 128 + signal.SIGTERM, stderr[-2000:]
+    assert process.returncode == 128 + signum == {"SIGTERM": 143, "SIGINT": 130}[signum.name], stderr[-2000:]
     report = json.loads((work / "report.json").read_text())
-    assert report["status"].startswith("interrupted by SIGTERM") and "stale" not in report
+    assert report["status"].startswith(f"interrupted by {signum.name}") and "stale" not in report
     assert json.loads(stdout)["status"] == report["status"]
     assert report["tasks"]["requested"] == 2  # --tasks, even though the run never reached the tasks
     assert any(r["role"] == "domain_card" and r["calls"] == 1 for r in report["usage"])

@@ -32,11 +32,11 @@ async def test_async_gym_episode_and_the_example_rollout_loop(library: Path):
         assert observation.kind == "user_message" and "MEM-00001" in observation.text
         await env.step(ToolCallAction(name="borrow_book", arguments={"member_id": "MEM-00001", "book_id": "BK-00001"}))
         observation, reward, done, info = await env.step(
-            MessageAction(text="<think>gold?</think>Your loan has been completed."))
+            MessageAction(text="<think>gold?</think>Your loan of Dune has been completed."))
         assert done and reward == 1.0 and observation is None and info.end_reason is EndReason.user_stop
         assert info.table_match == {"books": 1.0, "loans": 1.0} and (info.turns, info.calls) == (2, 2)
         assert [e.kind for e in env.trace.events] == ["user", "tool_call", "agent", "user", "tool_call", "agent", "user"]
-        assert env.trace.events[-2].text == "Your loan has been completed."
+        assert env.trace.events[-2].text == "Your loan of Dune has been completed."
         with pytest.raises(UsageError, match="reset"):
             await env.step(MessageAction(text="hello?"))
 

@@ -6,7 +6,7 @@ import pytest
 
 from clients.reasoning import strip_private_reasoning
 from clients.user_sim import STOP, ScriptedUser, reports_done
-from scaleenv_mcp.domain.task import UserSpec
+from scaleenv_mcp.domain.task import Task, UserSpec
 
 pytestmark = pytest.mark.anyio
 
@@ -55,14 +55,53 @@ def test_has_been_counts_only_for_the_goal_verb(message: str, goal: str, done: b
 
 
 @pytest.mark.parametrize(("message", "done"), [
-    ("All done: your request has been completed.", True),
+    ("All done: your loan LN-00007 has been returned.", True),
     ("I have successfully returned the book.", True),
+    ("I've returned your loan, you're all set. Anything else?", True),
+    ("The return of your loan is complete.", True),
     ("I could not complete the return.", False),
     ("It has not been returned.", False),
     ("Done. Could you tell me your loan id too?", False),
 ])
 def test_reports_done(message: str, done: bool):
-    assert reports_done(message) is done
+    assert reports_done(message, SPEC.instruction) is done
+
+
+@pytest.mark.parametrize("message", [
+    "Let me know when you are done.",  # a request to the user
+    "I successfully looked up your account. Let me now check the loan.",  # a step done, more work announced
+    "I have found it, all set to proceed with the next step.",  # ready to go on, not finished
+    "All done: your request has been completed.",  # a completion word about nothing in the goal
+    "Done.",
+    "I finished reading your account details.",  # finished, but not the goal
+    "The return will be completed once you confirm.",  # a promise
+    "Your loan return is being taken care of.",  # work under way
+    "Please return the book at the desk when it is done.",
+])
+def test_completion_words_that_are_no_statement_about_the_goal_do_not_end_the_dialogue(message: str):
+    """Issue #31: bare words ("done", "successfully", "all set") anywhere in a message ended it."""
+    assert reports_done(message, SPEC.instruction) is False
+
+
+@pytest.mark.parametrize(("message", "goal"), [
+    ("All done: I have completed add home member for you, as you asked (Could you give a friend access to my home).",
+     "You are Hannah Whitfield (h@x.org), talking to the Smart home assistant. Your goal: Could you give a friend "
+     "access to my home in Minneapolis? Give these facts when the agent asks: email = 'h@x.org'."),
+    ("Your firmware update for the Main Thermostat is scheduled, all done.",
+     "You are Priya. You want this: Please schedule the firmware update on the Main Thermostat for later. "
+     "Give these facts when the agent asks: phone = '+1-916'."),
+    ("I've cancelled the appointment APT-00002 as you asked.", "Cancel the appointment APT-00002."),
+])
+def test_a_completion_statement_about_the_goal_ends_it(message: str, goal: str):
+    assert reports_done(message, goal) is True
+
+
+def test_the_goal_is_the_instruction_goal_not_the_persona_or_the_facts():
+    """A user's name or facts are no goal words: 'Whitfield ... finished' is no statement about the goal."""
+    goal = ("You are Hannah Whitfield, talking to the Smart home assistant. Your goal: Lock the Back Door. "
+            "Give these facts when the agent asks: home_city = 'Tucson'.")
+    assert reports_done("Hannah Whitfield, I have finished looking at Tucson.", goal) is False
+    assert reports_done("The Back Door is locked: done.", goal) is True
 
 
 @pytest.mark.parametrize(("raw", "shown"), [
@@ -75,3 +114,23 @@ def test_reports_done(message: str, done: bool):
 ])
 def test_private_reasoning_is_stripped(raw: str | None, shown: str):
     assert strip_private_reasoning(raw) == shown
+
+
+async def test_the_oracle_says_what_it_did_so_every_shipped_task_ends_on_the_user_s_stop():
+    """The stop rule was tightened, not the oracle's bar lowered: its last message names the goal."""
+    from pathlib import Path
+
+    from clients.agents.baselines import OracleAgent
+    from clients.models import MessageAction, Observation
+
+    tasks = [Task.model_validate_json(line) for path in sorted(Path(__file__).resolve().parents[3].glob(
+        "domains/*/tasks.jsonl")) for line in path.read_text().splitlines() if line.strip()]
+    assert len(tasks) > 100
+    not_ended = []
+    for task in tasks:
+        oracle, observation = OracleAgent(task), Observation(kind="user_message", text=task.user.opening)
+        while not isinstance(action := await oracle.act(observation), MessageAction):
+            observation = Observation(kind="tool_result", text="{}", call_id=action.call_id)
+        if await ScriptedUser(task.user, 20).reply(action.text) != STOP:
+            not_ended.append((task.id, action.text))
+    assert not_ended == []

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import pty
+import re
+import select
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +26,46 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "domains"
 def scaleenv(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "scaleenv_mcp", *args], capture_output=True, text=True, timeout=120,
                           env=env)
+
+
+def interrupt(process: subprocess.Popen) -> None:
+    """SIGINT, as Ctrl-C would; SIGKILL if it has not exited 20 s later."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def in_terminal(*args: str, env: dict[str, str] | None = None, until: str | None = None, columns: int = 100,
+                timeout: float = 120) -> str:
+    """Run `scaleenv ARGS` on a pseudo-terminal (what a person sees), up to ``until`` (then SIGINT)
+    or its exit; returns what it wrote, escape codes removed and carriage returns as line ends."""
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", *args], stdin=terminal, stdout=terminal,
+                               stderr=terminal, start_new_session=True,
+                               env={**os.environ, **(env or {}), "TERM": "xterm", "COLUMNS": str(columns)})
+    os.close(terminal)
+    seen = b""
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline and not (until and until.encode() in seen):
+            if select.select([controller], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(controller, 65536)
+                except OSError:  # EIO: the process closed the terminal (it exited)
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            elif process.poll() is not None:
+                break
+    finally:
+        interrupt(process)
+        os.close(controller)
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", seen.decode(errors="replace"))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def serve_until_banner(domains_dir: Path, state_dir: Path, *extra: str) -> list[str]:
@@ -39,12 +83,7 @@ def serve_until_banner(domains_dir: Path, state_dir: Path, *extra: str) -> list[
             if " online at " in line:
                 break
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        interrupt(process)
         rest = process.stderr.read()  # not communicate(): it would skip what the line reader buffered
     return lines + [line for line in rest.splitlines() if line.startswith("  not served:")]
 
@@ -69,6 +108,22 @@ def test_serve_binds_first_then_each_domain_then_the_banner_cold_and_warm(tmp_pa
     warm = serve_until_banner(FIXTURES, tmp_path / "state")
     assert_started_in_order(warm, {"tiny_library": "online"}, "1 domain")
     assert "  tiny_library: validating" not in warm  # the record says these contents passed
+
+
+def test_on_a_terminal_serve_shows_progress_bars_then_the_banner(tmp_path: Path):
+    """The rich display (#28): a counter of the domains done and a bar per validation with its
+    cases and ETA, drawn while the gate runs; the banner after it, one line however wide."""
+    shown = in_terminal("serve", "--port", "0", "--control-port", "0", "--workers", "1", "--domains-dir", str(FIXTURES),
+                        env={"SCALEENV_STATE_DIR": str(tmp_path / "state")}, until="bearer token in")
+    lines = [line.strip() for line in shown.splitlines()]
+    bars = [line for line in lines if re.search(r"validating tiny_library .*━+ (\d+)/\1 cases \d+:\d\d:\d\d$", line)]
+    assert bars, shown[-3000:]  # the bar, full, with its cases done and the time remaining
+    assert any(re.search(r"all domains .*━+ 0/1 +done", line) for line in lines), shown[-3000:]
+    assert any(re.search(r"all domains .*━+ 1/1 +done", line) for line in lines), shown[-3000:]
+    (banner,) = [i for i, line in enumerate(lines) if line.startswith("scaleenv: 1 domain online at ")]
+    assert "bearer token in" in lines[banner]  # not wrapped at the terminal's width
+    assert banner > max(i for i, line in enumerate(lines) if line in bars)
+    assert lines.index("tiny_library: validating") < lines.index("tiny_library: online") < banner
 
 
 def test_banner_names_a_broken_domain_with_its_reason_and_the_command(tmp_path: Path):
@@ -185,3 +240,4 @@ def test_graph_never_writes_into_an_installed_package(tmp_path: Path):
     assert written.returncode == 0 and (checkout / "graph.json").is_file()
     out = tmp_path / "elsewhere.json"
     assert scaleenv("graph", str(checkout), "--out", str(out)).returncode == 0 and out.is_file()
+

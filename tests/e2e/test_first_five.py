@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from scaleenv_mcp.host.host import Host
+from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "domains"
 
@@ -241,3 +242,82 @@ def test_graph_never_writes_into_an_installed_package(tmp_path: Path):
     out = tmp_path / "elsewhere.json"
     assert scaleenv("graph", str(checkout), "--out", str(out)).returncode == 0 and out.is_file()
 
+
+@pytest.mark.parametrize(("args", "said"), [
+    ([], "error: Missing command."),
+    (["serve", "--port", "abc"], "error: Invalid value for '--port'"),
+    (["nosuch"], "error: No such command 'nosuch'"),
+    (["tools"], "error: Missing argument 'domain'"),
+])
+def test_usage_errors_are_two_plain_lines_exit_2(args: list[str], said: str):
+    result = scaleenv(*args)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith(said), result.stderr
+    assert lines[1].startswith("usage: scaleenv") and "--help` says more" in lines[1]
+    assert not set("╭╰│─") & set(result.stderr), result.stderr  # no rich boxes
+    assert result.stdout == ""
+
+
+def test_a_refusal_is_one_line_at_80_columns():
+    result = scaleenv("call", "tiny_library", "borrow_book", "--args", '{"bogus": 1, "zzz": 2}',
+                      "--domains-dir", str(FIXTURES), env={**os.environ, "COLUMNS": "80"})
+    assert result.returncode == 1
+    (line,) = result.stdout.strip().splitlines()
+    assert line == ("invalid_argument: missing required arguments 'member_id', 'book_id'; "
+                    "unexpected arguments 'bogus', 'zzz'")
+
+
+def test_unknown_task_says_how_to_list_tasks(library: Path):
+    domains = str(library)
+    for command in ("call", "shell"):
+        args = [command, "tiny_library", *(["get_member"] if command == "call" else []), "--task", "nope"]
+        result = scaleenv(*args, "--domains-dir", domains)
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip() == ("error: domain 'tiny_library' has no task 'nope': "
+                                         "`scaleenv tasks list tiny_library` lists them")
+    listed = scaleenv("tasks", "list", "tiny_library", "--domains-dir", domains)
+    assert listed.returncode == 0, listed.stderr
+    assert all(task in listed.stdout for task in ("lend-ada-dune", "return-solaris", "swap-solaris", "lend-grace"))
+    assert "Hi, I'd like to borrow Dune." in listed.stdout
+
+
+def test_a_domains_dir_that_is_not_there_is_a_usage_error(tmp_path: Path):
+    missing = tmp_path / "nowhere"
+    for command in (["domains"], ["tools", "tiny_library"], ["serve"]):
+        result = scaleenv(*command, "--domains-dir", str(missing))
+        assert result.returncode == 2, result.stderr
+        first = result.stderr.splitlines()[0]
+        assert first.startswith("error: Invalid value for '--domains-dir'") and f"'{missing}' does not exist" in first
+    no_file = scaleenv("tasks", "list", "tiny_library", "--tasks", str(missing), "--domains-dir", str(FIXTURES))
+    assert no_file.returncode == 2 and f"Invalid value for '--tasks': file '{missing}' does not exist" in no_file.stderr
+
+
+def test_shell_help_of_an_unknown_tool_says_so():
+    shell = subprocess.run([sys.executable, "-m", "scaleenv_mcp", "shell", "tiny_library", "--domains-dir", str(FIXTURES)],
+                           input="help nope\nquit\n", capture_output=True, text=True, timeout=120)
+    assert "unknown tool 'nope': `tools` lists them" in shell.stdout
+    assert "help TOOL |" not in shell.stdout  # not the command list instead
+
+
+def test_tools_list_never_cuts_a_word_at_80_columns():
+    shown = in_terminal("tools", "smart_home", columns=80)
+    assert "smart_home: " in shown and "│" in shown
+    assert "…" not in shown
+    assert max(len(line) for line in shown.splitlines()) <= 80
+
+
+def test_tools_list_into_a_pipe_has_types_and_whole_descriptions():
+    from scaleenv_mcp.domain.catalog import find_domains
+    from scaleenv_mcp.domain.loader import load_domain
+
+    result = scaleenv("tools", "tiny_library", "--domains-dir", str(FIXTURES))
+    assert result.returncode == 0, result.stderr
+    (row,) = [line for line in result.stdout.splitlines() if "│ borrow_book " in line]
+    assert "member_id*: string, book_id*: string, note: string or null" in row
+    package = load_domain(find_domains()["smart_home"])
+    listed = scaleenv("tools", "smart_home").stdout
+    longest = max(package.manifest.tools, key=lambda t: len(t.description))
+    assert len(longest.description) > 200
+    for tool in package.manifest.tools:
+        assert tool.description in listed, tool.name  # whole, on one line: nothing wrapped or cut

@@ -321,3 +321,53 @@ def test_tools_list_into_a_pipe_has_types_and_whole_descriptions():
     assert len(longest.description) > 200
     for tool in package.manifest.tools:
         assert tool.description in listed, tool.name  # whole, on one line: nothing wrapped or cut
+
+
+def _children(pid: int) -> set[int]:
+    """Pids whose parent is ``pid`` (the host's worker processes), from /proc."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_serve_started_with_sigint_ignored_still_stops_on_a_signal(tmp_path: Path, stop: signal.Signals):
+    """A background job of a script starts with SIGINT ignored; uvicorn's handlers closed the
+    listeners on SIGINT, then gave the ignored disposition back, and serve never exited (#28)."""
+    process = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", "serve", "--port", "0", "--control-port", "0",
+                                "--workers", "1", "--domains-dir", str(FIXTURES)],
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                               env={**os.environ, "SCALEENV_STATE_DIR": str(tmp_path / "state")},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:
+            if " online at " in line:
+                break
+        workers = _children(process.pid)
+        assert workers, "the host has a worker process"
+        process.send_signal(stop)
+        assert process.wait(timeout=10) == 0
+        assert f"scaleenv: {stop.name}: stopping" in process.stderr.read()
+        deadline = time.monotonic() + 5
+        while any(map(_alive, workers)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_alive, workers)), "a worker outlived serve"
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()

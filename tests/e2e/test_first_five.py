@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from scaleenv_mcp.host.host import Host
+from tests.support_processes import interrupt
 from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "domains"
@@ -27,16 +28,6 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "domains"
 def scaleenv(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "scaleenv_mcp", *args], capture_output=True, text=True, timeout=120,
                           env=env)
-
-
-def interrupt(process: subprocess.Popen) -> None:
-    """SIGINT, as Ctrl-C would; SIGKILL if it has not exited 20 s later."""
-    process.send_signal(signal.SIGINT)
-    try:
-        process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def in_terminal(*args: str, env: dict[str, str] | None = None, until: str | None = None, columns: int = 100,

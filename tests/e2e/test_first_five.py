@@ -362,3 +362,38 @@ def test_serve_started_with_sigint_ignored_still_stops_on_a_signal(tmp_path: Pat
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_graph_of_an_installed_package_says_so_writes_nothing_there_and_out_writes(tmp_path: Path):
+    """The command itself, on a domain inside another interpreter's site-packages (a venv whose
+    path entries are this one's, so the same code runs): the note, no graph.json, --out writes."""
+    import sysconfig
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=60)
+    python = venv / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    assert site.is_relative_to(venv) and sysconfig.get_paths()["purelib"] != str(site)
+    (site / "zz_test_paths.pth").write_text("\n".join(p for p in sys.path if p and Path(p).is_dir()) + "\n")
+    installed = site / "some_package" / "tiny_library"
+    shutil.copytree(FIXTURES / "tiny_library", installed)
+    (installed / "graph.json").unlink(missing_ok=True)
+
+    def graph(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(python), "-m", "scaleenv_mcp", "graph", str(installed), *args], capture_output=True,
+                              text=True, timeout=120, cwd=tmp_path)
+
+    refused = graph()
+    assert refused.returncode == 0, refused.stderr
+    assert refused.stderr.strip() == (f"note: graph.json not written: {installed} is inside an installed package; "
+                                      "pass --out FILE to write it elsewhere")
+    assert not (installed / "graph.json").exists() and "wrote" not in refused.stdout
+    assert "tiny_library: tool dependency graph" in refused.stdout  # the statistics are still printed
+    out = tmp_path / "graph.json"
+    written = graph("--out", str(out))
+    assert written.returncode == 0 and written.stderr == "", written.stderr
+    assert json.loads(out.read_text())["domain"] == "tiny_library" and f"wrote {out}" in written.stdout
+    assert not (installed / "graph.json").exists()
+    quiet = graph("--no-save")
+    assert quiet.returncode == 0 and quiet.stderr == "" and not (installed / "graph.json").exists()

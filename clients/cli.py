@@ -153,4 +153,6 @@ def spread_domains(args: list[str]) -> list[str]:
 
 def main(args: list[str]) -> None:
     """Run ``scaleenv eval`` with ``args``; exits like a command."""
-    app(args=spread_domains(args), prog_name="scaleenv eval")
+    from scaleenv_mcp.cli.output import run_app
+
+    run_app(app, "scaleenv eval", spread_domains(args))

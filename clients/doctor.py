@@ -206,5 +206,6 @@ def doctor(
 
 def main(args: list[str]) -> None:
     """Entry point for ``scaleenv doctor ARGS`` (the core CLI forwards its arguments here)."""
-    command = typer.main.get_command(app)
-    command.main(args=args, prog_name="scaleenv doctor", standalone_mode=True)
+    from scaleenv_mcp.cli.output import run_app
+
+    run_app(app, "scaleenv doctor", args)

@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from scaleenv_mcp.control_client import ControlClient
-from scaleenv_mcp.errors import UsageError
+from scaleenv_mcp.errors import ControlAuthError, HarnessError, UsageError
 
 __all__ = ["HostConnection", "connect"]
 
@@ -43,11 +43,13 @@ async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, 
 
     Raises:
         UsageError: only one of url/control_url given, or no token file for a remote host.
+        ControlAuthError: the remote host refuses the token.
     """
     if url or control_url:
         if not (url and control_url and token_file):
             raise UsageError("a remote host needs --url, --control-url and --token-file together")
         async with ControlClient(control_url, token_file=token_file) as control:
+            await _check_token(control, token_file)
             yield HostConnection(control, await _remote_version(control_url), url)
         return
     import scaleenv_mcp
@@ -64,6 +66,21 @@ async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, 
             if missing:
                 raise UsageError("; ".join(f"domain {slug} is not served: {host.load_errors[slug]}" for slug in missing))
             yield HostConnection(control, scaleenv_mcp.__version__, None)
+
+
+async def _check_token(control: ControlClient, token_file: Path) -> None:
+    """A token the host refuses fails the run at once, saying so; every episode would fail on it.
+
+    Raises:
+        ControlAuthError: the control API answered 401 or 403.
+    """
+    try:
+        await control.domains()
+    except ControlAuthError as error:
+        raise ControlAuthError(f"{error.message}; is {token_file} the --token-file of the `scaleenv serve` at "
+                               f"{control.base_url}? (its ready banner names the file)") from None
+    except HarnessError:  # unreachable or failing: the episodes record it, retried, with the reason
+        pass
 
 
 async def _remote_version(control_url: str) -> str:

@@ -125,5 +125,6 @@ def generate(
 
 def main(args: list[str]) -> None:
     """Entry point for ``scaleenv generate ARGS`` (the core CLI forwards its arguments here)."""
-    command = typer.main.get_command(app)
-    command.main(args=args, prog_name="scaleenv generate", standalone_mode=True)
+    from scaleenv_mcp.cli.output import run_app
+
+    run_app(app, "scaleenv generate", args)

@@ -20,6 +20,7 @@ Two families, kept apart because they mean different things to an agent and to a
     │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
     ├── DomainError               a domain package is broken: file, field and reason
     └── UsageError                bad input to a CLI command or Python API call
+        ├── UnknownTaskError         code ``usage`` (a task id the domain does not have)
         └── RequestTooLargeError     code ``request_too_large`` (an HTTP body past its limit: 413)
 
 Tool code raises only the ``ToolError`` family (through ``scaleenv_mcp.toolkit``); any
@@ -45,6 +46,7 @@ __all__ = [
     "ScaleEnvError",
     "SnapshotNotFoundError",
     "ToolError",
+    "UnknownTaskError",
     "UnknownToolError",
     "UsageError",
     "TOOL_ERROR_CODES",
@@ -159,6 +161,10 @@ class DomainError(ScaleEnvError):
 
 class UsageError(ScaleEnvError):
     code = "usage"
+
+
+class UnknownTaskError(UsageError):
+    """A task id the domain does not have (the CLI adds the command that lists its tasks)."""
 
 
 class RequestTooLargeError(UsageError):

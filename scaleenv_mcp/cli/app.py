@@ -16,7 +16,6 @@ app = typer.Typer(
     name="scaleenv",
     help="Host, validate, generate and evaluate tool-use environments for LLM agents over MCP.\n\n"
     "Start with `scaleenv domains` to see the worlds on offer and `scaleenv serve` to serve them.",
-    no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
@@ -38,4 +37,6 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 def main() -> None:
-    app()
+    from scaleenv_mcp.cli.output import run_app
+
+    run_app(app, "scaleenv")

@@ -30,7 +30,7 @@ def call(
 
     from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
     from scaleenv_mcp.episodes.trace import OutcomeKind
-    from scaleenv_mcp.errors import ScaleEnvError, UnknownToolError, UsageError
+    from scaleenv_mcp.errors import ScaleEnvError, UnknownTaskError, UnknownToolError, UsageError
     from scaleenv_mcp.host.session import one_call
 
     try:
@@ -41,6 +41,8 @@ def call(
         outcome, diff = anyio.run(one_call, domain, tool, arguments, task, domains_dir)
     except UnknownToolError as error:
         fail(UsageError(f"{error.message}: `scaleenv tools {domain}` lists them"))
+    except UnknownTaskError as error:
+        fail(_listing_tasks(error, domain))
     except ScaleEnvError as error:
         fail(error)
     if json_output:
@@ -53,8 +55,8 @@ def call(
         if not diff.is_empty:
             console.print("[bold]state change:[/]")
             console.print_json(diff.model_dump_json(exclude_defaults=True))
-    else:
-        console.print(f"[red]{outcome.error_code}[/]: {outcome.message}", highlight=False)
+    else:  # one line however wide the terminal: the refusal names every wrong argument
+        console.print(f"[red]{outcome.error_code}[/]: {outcome.message}", highlight=False, soft_wrap=True)
     if outcome.kind is not OutcomeKind.success:
         raise typer.Exit(EXIT_BAD)
 
@@ -71,10 +73,19 @@ def shell(
     import anyio
 
     from scaleenv_mcp.cli.output import fail
-    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.errors import ScaleEnvError, UnknownTaskError
     from scaleenv_mcp.host.session import run_shell
 
     try:
         anyio.run(run_shell, domain, task, domains_dir)
+    except UnknownTaskError as error:
+        fail(_listing_tasks(error, domain))
     except ScaleEnvError as error:
         fail(error)
+
+
+def _listing_tasks(error: Exception, domain: str) -> Exception:
+    """An unknown --task, with the command that lists the domain's tasks."""
+    from scaleenv_mcp.errors import UsageError
+
+    return UsageError(f"{error}: `scaleenv tasks list {domain}` lists them")

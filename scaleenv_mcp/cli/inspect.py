@@ -39,7 +39,7 @@ def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
     from scaleenv_mcp.cli.output import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
-    from scaleenv_mcp.domain.tool_help import example_arguments, tool_help
+    from scaleenv_mcp.domain.tool_help import example_arguments, parameter_summary, tool_help
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
 
     try:
@@ -56,11 +56,9 @@ def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
     elif tool is not None:
         console.print(tool_help(package, tool), highlight=False, markup=False, soft_wrap=True)
     else:
-        required = {t.name: set(t.input_schema.get("required", [])) for t in chosen}
         table(f"{package.slug}: {len(chosen)} tools (`scaleenv tools {package.slug} TOOL` for one in full)",
               ["tool", "parameters (* required)", "writes", "description"],
-              [[t.name, ", ".join(f"{p}*" if p in required[t.name] else p for p in t.input_schema.get("properties", {})),
-                ", ".join(t.writes) or "-", t.description] for t in chosen])
+              [[t.name, parameter_summary(t) or "-", ", ".join(t.writes) or "-", t.description] for t in chosen])
 
 
 def mcp_config(

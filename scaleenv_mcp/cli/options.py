@@ -11,6 +11,6 @@ __all__ = ["DomainsDirOption", "JsonOption"]
 
 DomainsDirOption = Annotated[
     list[Path] | None,
-    typer.Option("--domains-dir", help="Folder of domain packages to serve instead of the shipped ones (repeatable)."),
+    typer.Option("--domains-dir", exists=True, file_okay=False, help="Folder of domain packages to serve instead of the shipped ones (repeatable)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of a table.")]

@@ -17,7 +17,8 @@ from rich.table import Table
 
 from scaleenv_mcp.errors import DomainError, ScaleEnvError, UsageError
 
-__all__ = ["EXIT_BAD", "EXIT_ENV", "EXIT_OK", "EXIT_USAGE", "console", "err_console", "fail", "print_json", "table"]
+__all__ = ["EXIT_BAD", "EXIT_ENV", "EXIT_OK", "EXIT_USAGE", "console", "err_console", "fail", "print_json", "run_app",
+           "table"]
 
 EXIT_OK, EXIT_BAD, EXIT_USAGE, EXIT_ENV = 0, 1, 2, 3
 
@@ -32,12 +33,22 @@ def print_json(value: Any) -> None:
 
 
 def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
+    """A table that never cuts a word with "…": on a terminal, cells wrap at spaces and fold what is
+    wider than its column; into a pipe or a file, each row is one line however long (grep finds it whole)."""
+    from rich.measure import Measurement
+
     view = Table(title=title, title_justify="left")
     for column in columns:
-        view.add_column(column)
+        view.add_column(column, overflow="fold")
     for row in rows:
         view.add_row(*[str(v) for v in row])
-    console.print(view)
+    if console.is_terminal:
+        console.print(view)
+        return
+    view.title = None  # a title line padded to the width of the widest row would end in spaces
+    width = Measurement.get(console, console.options.update_width(1 << 20), view).maximum
+    console.print(title, highlight=False, markup=False, soft_wrap=True)
+    Console(file=console.file, width=max(width, console.width)).print(view)
 
 
 def exit_code_for(error: BaseException) -> int:
@@ -52,3 +63,29 @@ def fail(error: BaseException) -> NoReturn:
     message = error.message if isinstance(error, ScaleEnvError) else f"{type(error).__name__}: {error}"
     err_console.print(f"[bold red]error:[/] {message}", highlight=False)
     raise typer.Exit(exit_code_for(error))
+
+
+def run_app(app: typer.Typer, prog_name: str, args: list[str] | None = None) -> NoReturn:
+    """Run a typer app as a command. Its usage errors (click's: no command, an unknown command or
+    option, a value of the wrong type, a missing argument) print as two plain lines, the error
+    and the usage with where to read more, exit 2; typer would draw rich boxes around them."""
+    clicks = sys.modules[typer.BadParameter.__module__]  # click's exceptions, or the copy newer typer vendors
+    try:  # (no no_args_is_help on these apps: it prints the whole help as its error; click says 'Missing command.')
+        code = typer.main.get_command(app).main(args=args, prog_name=prog_name, standalone_mode=False)
+    except clicks.UsageError as error:
+        _usage_error(error.ctx, error.format_message())
+        code = EXIT_USAGE
+    except clicks.ClickException as error:
+        print(f"error: {error.format_message()}", file=sys.stderr)
+        code = error.exit_code
+    except typer.Abort:
+        print("error: aborted", file=sys.stderr)
+        code = EXIT_BAD
+    raise SystemExit(code if isinstance(code, int) else EXIT_OK)
+
+
+def _usage_error(ctx: Any, message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    if ctx is not None:
+        usage = " ".join(ctx.get_usage().removeprefix("Usage:").split())
+        print(f"usage: {usage} (`{ctx.command_path} --help` says more)", file=sys.stderr)

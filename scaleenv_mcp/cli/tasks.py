@@ -12,9 +12,10 @@ from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
 
 __all__ = ["app", "report", "restamp", "sample", "synth"]
 
-app = typer.Typer(help="Synthesise and inspect a domain's tasks.", no_args_is_help=True)
+app = typer.Typer(help="Synthesise and inspect a domain's tasks.")
 
 DomainArg = Annotated[str, typer.Argument(help="Slug of an installed domain, or a path to a domain folder.")]
+TasksFileOption = Annotated[Path | None, typer.Option("--tasks", exists=True, dir_okay=False, help="Tasks file (default: the domain's tasks.jsonl).")]
 
 
 @app.command("synth")
@@ -92,7 +93,7 @@ def _task_writer_roles(model: str | None, base_url: str | None, roles: Path | No
 @app.command("report")
 def report(
     domain: DomainArg,
-    tasks: Annotated[Path | None, typer.Option("--tasks", help="Tasks file (default: the domain's tasks.jsonl).")] = None,
+    tasks: TasksFileOption = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:
@@ -130,12 +131,32 @@ def report(
                       + (f"; missed: {', '.join(missed)}" if missed else ""), highlight=False)
 
 
+@app.command("list")
+def list_tasks(
+    domain: DomainArg,
+    tasks: TasksFileOption = None,
+    json_output: JsonOption = False,
+    domains_dir: DomainsDirOption = None,
+) -> None:
+    """One row per task: the id that `call --task`, `shell --task` and `serve --stdio --task` take, its split,
+    difficulty and the user's opening line."""
+    from scaleenv_mcp.cli.output import print_json, table
+
+    package, loaded = _package_and_tasks(domain, tasks, domains_dir)
+    rows = [{"id": t.id, "split": t.split, "difficulty": t.difficulty, "opening": t.user.opening} for t in loaded]
+    if json_output:
+        print_json(rows)
+        return
+    table(f"{package.slug}: {len(rows)} tasks", ["id", "split", "difficulty", "opening"],
+          [list(row.values()) for row in rows])
+
+
 @app.command("sample")
 def sample(
     domain: DomainArg,
     n: Annotated[int, typer.Option("-n", "--n", min=1, help="Tasks to show.")] = 5,
     seed: Annotated[int, typer.Option("--seed", help="Which tasks: the same seed shows the same ones.")] = 1,
-    tasks: Annotated[Path | None, typer.Option("--tasks", help="Tasks file (default: the domain's tasks.jsonl).")] = None,
+    tasks: TasksFileOption = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
 
-__all__ = ["example_arguments", "parameter_lines", "tool_help"]
+__all__ = ["example_arguments", "parameter_lines", "parameter_summary", "tool_help", "type_of"]
 
 
 def example_arguments(package: DomainPackage, tool: str) -> dict[str, Any] | None:
@@ -30,13 +30,21 @@ def example_arguments(package: DomainPackage, tool: str) -> dict[str, Any] | Non
     return None
 
 
-def _type_of(schema: dict[str, Any]) -> str:
+def type_of(schema: dict[str, Any]) -> str:
     kinds = schema.get("type")
     if isinstance(kinds, list):
         return " or ".join(kinds)
     if kinds == "array" and isinstance(schema.get("items"), dict):
-        return f"array of {_type_of(schema['items'])}"
+        return f"array of {type_of(schema['items'])}"
     return str(kinds or "any")
+
+
+def parameter_summary(tool: ToolSpec) -> str:
+    """'name*: type, other: type' (* required), for one cell of the tool list."""
+    schema = tool.input_schema
+    required = set(schema.get("required", []))
+    return ", ".join(f"{name}{'*' if name in required else ''}: {type_of(prop)}"
+                     for name, prop in schema.get("properties", {}).items())
 
 
 def parameter_lines(tool: ToolSpec) -> list[str]:
@@ -45,7 +53,7 @@ def parameter_lines(tool: ToolSpec) -> list[str]:
     required = set(schema.get("required", []))
     lines = []
     for name, prop in schema.get("properties", {}).items():
-        facts = [_type_of(prop), "required" if name in required else "optional"]
+        facts = [type_of(prop), "required" if name in required else "optional"]
         extras = []
         if "pattern" in prop:
             extras.append(f"pattern {prop['pattern']}")

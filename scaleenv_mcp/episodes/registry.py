@@ -30,6 +30,7 @@ from scaleenv_mcp.errors import (
     EpisodeNotFoundError,
     LimitExceededError,
     SnapshotNotFoundError,
+    UnknownTaskError,
     UnknownToolError,
     UsageError,
 )
@@ -155,7 +156,7 @@ class EpisodeRegistry:
                      origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
         runtime = self.domain(domain)
         if task_id is not None and task_id not in runtime.package.tasks:
-            raise UsageError(f"domain {domain!r} has no task {task_id!r}")
+            raise UnknownTaskError(f"domain {domain!r} has no task {task_id!r}")
         cap = (self.settings.max_interactive_episodes if origin is EpisodeOrigin.interactive
                else self.settings.max_harness_episodes)
         if self.counts[origin] >= cap:

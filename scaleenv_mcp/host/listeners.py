@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import socket
-from collections.abc import AsyncIterator
+import sys
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,10 +33,22 @@ class Listeners:
     token: str | None
 
 
+class _Server(uvicorn.Server):
+    """A uvicorn server that leaves signals to its caller. uvicorn's own handlers close the
+    listeners on SIGINT/SIGTERM, then restore the handler found before and raise the signal
+    again: a `scaleenv serve` started with SIGINT ignored (a background job of a script)
+    closed its listeners and lived on; in-process hosts lost their listeners to a Ctrl-C
+    meant for the caller. ``serve_http`` stops on both signals itself."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 def _server(app: object) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2,
                             limit_concurrency=None, timeout_keep_alive=120)
-    return uvicorn.Server(config)
+    return _Server(config)
 
 
 @contextlib.asynccontextmanager
@@ -74,12 +88,30 @@ async def serving(host: Host, settings: HostSettings | None = None,
 async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = None,
                      domains: list[str] | None = None, bound: BoundSockets | None = None) -> None:
     """``scaleenv serve``: listeners first, then each domain comes online (or fails) with a
-    display of its progress, then one banner; runs until interrupted."""
+    display of its progress, then one banner; runs until SIGINT or SIGTERM (even one the
+    process was started ignoring), then closes the listeners and the host and returns."""
     from scaleenv_mcp.host.startup_display import StartupDisplay
 
-    async with Host.running(settings, domain_dirs, domains, load=False) as host, \
-            serving(host, settings, bound) as listeners:
-        with StartupDisplay(host) as display:
-            await host.come_online()
-        display.banner(listeners)
-        await asyncio.Event().wait()
+    stop = asyncio.Event()
+    caught: list[str] = []
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, lambda signum=signum: (caught.append(signal.Signals(signum).name), stop.set()))
+    try:
+        async with Host.running(settings, domain_dirs, domains, load=False) as host, \
+                serving(host, settings, bound) as listeners:
+            stopping = asyncio.create_task(stop.wait())
+            with StartupDisplay(host) as display:
+                starting = asyncio.create_task(host.come_online())
+                await asyncio.wait([starting, stopping], return_when=asyncio.FIRST_COMPLETED)
+            if starting.done():
+                starting.result()
+                display.banner(listeners)
+                await stopping
+            else:  # stopped while domains were still loading or validating
+                starting.cancel()
+                await asyncio.gather(starting, return_exceptions=True)
+            print(f"scaleenv: {caught[0]}: stopping", file=sys.stderr, flush=True)
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)

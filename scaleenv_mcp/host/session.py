@@ -62,6 +62,8 @@ async def run_shell(domain: str, task_id: str | None, domain_dirs: list[Path] | 
 
                 console.print(tool_help(episode.domain.package, rest.strip()), highlight=False, markup=False,
                               soft_wrap=True)
+            elif command == "help" and rest.strip():
+                console.print(f"unknown tool {rest.strip()!r}: `tools` lists them", highlight=False, markup=False)
             elif command == "help":
                 console.print("tools | help TOOL | <tool> {json args} | diff | trace | reset | quit")
             elif command == "tools":

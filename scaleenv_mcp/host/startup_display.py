@@ -1,7 +1,7 @@
 """What ``scaleenv serve`` prints while its domains come online, and the one banner after.
 
-On a terminal, a rich progress display (one bar per domain being validated: cases done,
-ETA); otherwise (a pipe, a log file, a test) one plain line per state change. Either way
+On a terminal, a rich progress display (a counter of the domains done, online or failed, of
+all being started, and one bar per domain being validated: cases done, ETA); otherwise (a pipe, a log file, a test) one plain line per state change. Either way
 the order is fixed: the bound line (printed by the CLI before anything heavy is imported),
 each domain's state as it changes, then the banner once every domain is online or failed.
 """
@@ -36,9 +36,10 @@ class StartupDisplay:
         self.console = console or Console(stderr=True, highlight=False)
         self.live = self.console.is_terminal
         self.progress = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("cases"), TimeRemainingColumn(), console=self.console, transient=True,
-                                 disable=not self.live)
+                                 TextColumn("{task.fields[unit]}"), TimeRemainingColumn(), console=self.console,
+                                 transient=True, disable=not self.live)
         self.bars: dict[str, TaskID] = {}
+        self.overall: TaskID | None = None  # 'all domains ━━━ 3/8 done': added with the first domain
 
     def __enter__(self) -> StartupDisplay:
         self.host.on_status = self.status
@@ -51,22 +52,29 @@ class StartupDisplay:
         self.progress.stop()
 
     def status(self, slug: str, status: str) -> None:
-        if slug in self.bars and status != "validating":
-            self.progress.remove_task(self.bars.pop(slug))
-        if status == "validating" and self.live:
-            self.bars[slug] = self.progress.add_task(f"validating {slug}", total=None)
+        if self.live:
+            if slug in self.bars and status != "validating":
+                self.progress.remove_task(self.bars.pop(slug))
+            if status == "validating":
+                self.bars[slug] = self.progress.add_task(f"validating {slug}", total=None, unit="cases")
+            # every domain is 'loading' before any changes again, so the total is known by then
+            done = sum(not state.startswith(("loading", "validating")) for state in self.host.status.values())
+            if self.overall is None:
+                self.overall = self.progress.add_task("all domains", total=None, unit="done")
+            self.progress.update(self.overall, completed=done, total=len(self.host.status))
+            self.progress.refresh()  # the line below is drawn above the display as it now is, not as it was
         self._print(f"  {slug}: {status}")
 
     def advance(self, slug: str, done: int, total: int) -> None:
-        if slug in self.bars:
-            self.progress.update(self.bars[slug], completed=done, total=total)
+        if slug in self.bars:  # drawn at once when full: a fast validation still shows its bar complete
+            self.progress.update(self.bars[slug], completed=done, total=total, refresh=done == total)
 
     def banner(self, listeners: Listeners) -> None:
         self._print("\n".join(banner_lines(self.host, listeners)))  # one write: the banner is never cut in two
 
     def _print(self, line: str) -> None:
-        if self.live:
-            self.progress.console.print(line, markup=False)
+        if self.live:  # soft_wrap: a line longer than the terminal is one line to copy, as in a pipe
+            self.progress.console.print(line, markup=False, highlight=False, soft_wrap=True)
         else:
             print(line, file=sys.stderr, flush=True)
 

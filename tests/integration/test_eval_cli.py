@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from clients.cli import app
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import serve_llm, write_scenario
+from tests.support_processes import interrupt
 from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
 
 SCALEENV = [sys.executable, "-m", "scaleenv_mcp"]
@@ -151,3 +152,38 @@ def test_the_summary_tells_the_model_s_misbehaviour_from_the_server_s_failures_a
     assert {r["max_tokens"] for r in agent} == {300} and {r["max_tokens"] for r in user} == {77}
     assert {t for m, t in timeouts if m == "test-agent"} == {"41.0"}
     assert {t for m, t in timeouts if m == "test-user"} == {"23.0"}
+
+
+def test_against_a_live_host_a_wrong_token_is_one_line_and_a_token_file_with_blank_lines_works(
+        library: Path, tmp_path: Path):
+    """A real `scaleenv serve` and `scaleenv eval --url/--control-url/--token-file` processes (#28)."""
+    token = tmp_path / "control-token"
+    host = subprocess.Popen([*SCALEENV, "serve", "--port", "0", "--control-port", "0", "--workers", "1",
+                             "--domains-dir", str(library), "--token-file", str(token)],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "SCALEENV_STATE_DIR": str(tmp_path / "state")})
+    try:
+        assert host.stderr is not None
+        banner = next(line for line in host.stderr if " online at " in line)
+        agent_url = banner.split(" online at ", 1)[1].split("/mcp/", 1)[0]
+        control_url = banner.split("(control: ", 1)[1].split(",", 1)[0]
+        base = ["--domains", str(library / "tiny_library"), "--agent", "oracle", "--url", agent_url,
+                "--control-url", control_url]
+
+        (tmp_path / "wrong").write_text("not-the-token\n")
+        wrong = subprocess.run([*SCALEENV, "eval", *base, "--token-file", str(tmp_path / "wrong"),
+                                "--out", str(tmp_path / "run-wrong")], capture_output=True, text=True, timeout=120)
+        assert wrong.returncode == 3, wrong.stderr
+        (line,) = wrong.stderr.strip().splitlines()  # the reason at once: no episode was started on it
+        assert line.startswith("error: control API refused the request (401): missing or wrong bearer token")
+        assert str(tmp_path / "wrong") in line and "--token-file" in line
+        assert not (tmp_path / "run-wrong").exists()
+
+        (tmp_path / "padded").write_text(token.read_text().strip() + "\n\n\n")  # as an editor might save it
+        right = subprocess.run([*SCALEENV, "eval", *base, "--token-file", str(tmp_path / "padded"),
+                                "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=300)
+        assert right.returncode == 0, right.stderr[-2000:]
+        results = json.loads((tmp_path / "run" / "results.json").read_text())
+        assert results["overall"]["episodes"] == 4 and results["pass^k"] == 1.0
+    finally:
+        interrupt(host)

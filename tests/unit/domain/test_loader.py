@@ -72,3 +72,26 @@ async def test_a_broken_domain_is_not_served_and_others_are(package: Path, tmp_p
 
 
 test_a_broken_domain_is_not_served_and_others_are = pytest.mark.anyio(test_a_broken_domain_is_not_served_and_others_are)
+
+
+def test_load_domain_parses_tools_py_once(monkeypatch: pytest.MonkeyPatch):
+    """Once per package, not once per tool: 39 parses of smart_home's tools.py were most of
+    `scaleenv serve`'s start-up (#28). The policy check and every tool signature share one tree."""
+    import ast
+
+    from scaleenv_mcp.domain.catalog import find_domains
+
+    parsed: list[object] = []
+    real_parse = ast.parse
+
+    def counting_parse(source, *args, **kwargs):
+        parsed.append(source)
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counting_parse)
+    shipped = find_domains()
+    path = shipped.get("smart_home") or next(iter(shipped.values()), FIXTURE)
+    package = load_domain(path)
+    assert len(package.manifest.tools) > 1
+    assert parsed.count(package.tools_source) == 1, f"tools.py parsed {parsed.count(package.tools_source)} times"
+    assert len(parsed) == 1

@@ -46,9 +46,9 @@ def _scalar(value: Any) -> bool:
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
-# Verbs that take back what was done. Applied to a row the task itself added (book a shipment, then
-# cancel it), they make an errand no one brings; applied to a row that was there before, they are
-# ordinary errands (cancel my old booking).
+# Verbs that take back what was done. Applied to a row the task itself added or changed (book a
+# shipment, then cancel it; refill a prescription, then discontinue it), they make an errand no one
+# brings; applied to another row, they are ordinary errands (cancel my old booking).
 UNDO_VERBS = frozenset({"cancel", "delete", "remove", "withdraw", "revoke", "discontinue", "terminate",
                         "decline", "reject", "close", "archive", "unpublish", "void", "retract", "undo"})
 
@@ -62,7 +62,7 @@ class Story:
     keys: frozenset[str]
     tables: frozenset[str]  # where story rows live: the start state's and the ones the task wrote
     added: tuple[tuple[str, dict[str, Any]], ...] = ()  # rows the task added, by table
-    added_ids: frozenset[str] = frozenset()  # their primary-key values
+    written_ids: frozenset[str] = frozenset()  # primary-key values of the rows the task added or changed
 
     @classmethod
     def around(cls, manifest: DomainManifest, world: World, anchor: tuple[str, dict[str, Any]] | None,
@@ -81,16 +81,18 @@ class Story:
         ids |= {str(v) for row in [*written, *more] for k, v in row.items() if k in keys and _scalar(v)}
         ids -= {str(p) for p in people}
         added = [(name, row) for name, table in changed.items() for row in table.added]
-        added_ids = {str(row[c]) for name, row in added for c in manifest.table(name).primary_key
-                     if _scalar(row.get(c))}
+        touched = [*added, *((name, c.key) for name, table in changed.items() for c in table.changed)]
+        written_ids = {str(row[c]) for name, row in touched for c in manifest.table(name).primary_key
+                       if _scalar(row.get(c))}
         return cls(ids=frozenset(ids), rows=tuple(rows), keys=keys,
                    tables=frozenset({t for t, _ in rows} | set(changed)),
-                   added=tuple(added), added_ids=frozenset(added_ids))
+                   added=tuple(added), written_ids=frozenset(written_ids))
 
     def undoes(self, tool: str, arguments: dict[str, Any]) -> bool:
-        """A call that takes back a row this task added (its verb cancels, removes, withdraws...)."""
+        """A call that takes back a row this task added or changed (its verb cancels, removes,
+        withdraws...)."""
         return tool.split("_", 1)[0] in UNDO_VERBS and any(
-            _scalar(v) and str(v) in self.added_ids for v in arguments.values())
+            _scalar(v) and str(v) in self.written_ids for v in arguments.values())
 
     def added_of(self, table: str) -> list[dict[str, Any]]:
         return [row for t, row in self.added if t == table]

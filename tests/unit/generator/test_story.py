@@ -126,7 +126,7 @@ def test_an_errand_that_puts_a_row_back_undoes_the_one_before(home):
     assert ("rooms", repr(["ROOM-99999"])) in written_rows(manifest, added)
 
 
-def test_taking_back_a_row_the_task_added_is_an_undo_but_cancelling_an_old_one_is_not(home):
+def test_taking_back_a_row_the_task_added_or_changed_is_an_undo_but_cancelling_another_is_not(home):
     manifest, world, people = home
     device = world.rows["devices"][0]
     diff = StateDiff(tables={"access_codes": TableDiff(added=[{"code_id": "ACC-99999", "device_id": device["device_id"]}])})
@@ -136,3 +136,7 @@ def test_taking_back_a_row_the_task_added_is_an_undo_but_cancelling_an_old_one_i
     old = world.rows["access_codes"][0]["code_id"]
     assert not story.undoes("revoke_access_code", {"code_id": old}), "revoking a code that was there is an errand"
     assert not story.undoes("set_lock_state", {"code_id": "ACC-99999"}), "only verbs that take back"
+    changed = StateDiff(tables={"access_codes": TableDiff(changed=[RowChange(
+        key={"code_id": old}, before={"label": "a"}, after={"label": "b"})])})
+    worked_on = Story.around(manifest, world, ("devices", device), people, changed)
+    assert worked_on.undoes("revoke_access_code", {"code_id": old}), "relabel a code, then revoke it"

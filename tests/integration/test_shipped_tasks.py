@@ -39,12 +39,11 @@ async def test_a_sample_of_tasks_passes_every_gate(slug: str):
     assert not failed and report.tasks == min(SAMPLE, len(load_domain(DOMAINS / slug).tasks))
 
 
-# Persona-first synthesis grows a second chain only when the persona may act on its anchor row,
-# which is drawn at random: express_logistics (staff reach shipments only through depots) gave no
-# multi-chain task in 530 tasks from seeds 1-6, nor in the 245 of stop 21; second_hand_marketplace
-# had 1 in 238 at stop 20 and 0 in the 250 of stop 21 (a buyer's or seller's second errand rarely
-# lands on a row they may act on). Strict: this fails as soon as synthesis makes one there.
-MULTI_CHAIN_GAPS = {"express_logistics", "second_hand_marketplace"}
+# Every shipped set has multi-chain tasks since further chains are errands of the task's own story
+# (generator.synthesis.story): express_logistics had none in 530 tasks of seeds 1-6 before, and
+# second_hand_marketplace none in the 250 of stop 21; 47 and 26 of 250 now. A domain listed here is
+# expected to have none (strict: the test fails as soon as synthesis makes one there).
+MULTI_CHAIN_GAPS: set[str] = set()
 
 
 async def _replay(slug: str, chosen: list, tmp_path: Path) -> None:

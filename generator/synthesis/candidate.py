@@ -22,6 +22,7 @@ from generator.graph import ToolGraphDocument
 from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
 from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
+from generator.synthesis.errands import further_errand
 from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
@@ -30,7 +31,7 @@ from generator.synthesis.persona import choose_persona, identify, persona_ref
 from generator.synthesis.questions import ask_follow_up, build_question
 from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
-from generator.synthesis.story import Story, written_rows
+from generator.synthesis.story import Story
 from generator.synthesis.task_state import TaskState
 from generator.synthesis.templates import acting_profile, build_user, person_profile
 from generator.synthesis.world import Neighborhood, World
@@ -46,8 +47,6 @@ ANCHOR_TRIES = 3
 INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
 REFUSAL_SHARE = 0.15  # of the candidates of a domain whose policy-only rules say which rows they forbid
 FOLLOW_UP_SHARE = 0.9  # action tasks whose user, the errand done, asks one thing about the same story
-STORY_ENDS = 6  # end tools tried for a further errand of the same story
-STORY_ROWS = 2  # story rows each is tried on
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
 
@@ -317,7 +316,7 @@ class CandidateFactory:
             if not decision.add_chain:
                 self.further["gate_declined"] += 1
                 break
-            plan = await self._story_chain(state, story, ends, anchor, later_length, resolver, run, rng, goals)
+            plan = await further_errand(self, state, story, ends, anchor, later_length, resolver, run, rng, goals)
             if plan is None:
                 break
             chains.append(plan)
@@ -345,46 +344,6 @@ class CandidateFactory:
                                   complexity=expansion.complexity, feasibility=decision.feasibility,
                                   patched_tools=expansion.patched, distractors=distractors,
                                   synthesis_seed=self.seed, grounding=run.grounding))
-
-    async def _story_chain(self, state: TaskState, story: Story, ends: list[str],
-                           anchor: tuple[str, dict[str, Any]] | None, length: int, resolver: ArgumentResolver,
-                           run: ChainRun, rng: random.Random, goals: list[tuple[list[str], dict[str, Any]]]) -> ChainPlan | None:
-        """The next errand of the same story, recorded on the task's episode: a chain ending in one of
-        ``ends`` whose write names a story row; None, nothing kept, when no such chain runs."""
-        before = written_rows(self.manifest, await state.diff())
-        for end in ends[:STORY_ENDS]:
-            plan = self.sampler.sample(end, length, rng)
-            rows = story.rows_of(plan.anchor_table) if plan.anchor_table else []
-            added = story.added_of(plan.anchor_table) if plan.anchor_table else []
-            # The rows the task made come first (book it, then pay for it), then start-state story rows;
-            # with neither, the chain acts on whatever data flow feeds it, near the task's anchor.
-            tries = [(plan.anchor_table, row) for row in
-                     [*added[:STORY_ROWS], *rng.sample(rows, min(STORY_ROWS, len(rows)))]] or [anchor]
-            for extra in tries:
-                saved, kept = run.checkpoint(), len(goals)
-                previous = await state.branch()
-                try:
-                    ran = await self.run_goal(state, plan, extra, resolver, run, rng, goals)
-                    writes = [(a, self.manifest.tool(a.tool)) for a in run.actions[saved[0]:]]
-                    on_story = ran and any(story.touched_by(a.arguments, spec.acting.argument if spec.acting else None)
-                                           for a, spec in writes if spec.writes)
-                    undoes = on_story and (not before <= written_rows(self.manifest, await state.diff())
-                                           or any(story.undoes(a.tool, a.arguments) for a, spec in writes if spec.writes))
-                except BaseException:
-                    await state.settle(previous, keep=False)
-                    raise
-                if undoes:
-                    self.further["undoes"] += 1
-                elif on_story:
-                    self.further["kept"] += 1
-                    await state.settle(previous, keep=True)
-                    return plan
-                else:
-                    self.further["off_story" if ran else "failed"] += 1
-                run.rollback(saved)
-                del goals[kept:]
-                await state.settle(previous, keep=False)
-        return None
 
     async def _expand(self, state: TaskState, chain_tools: list[str], resolver: ArgumentResolver, run: ChainRun,
                       near: Neighborhood | None, rng: random.Random, before: ExpansionResult | None) -> ExpansionResult:

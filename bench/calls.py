@@ -32,21 +32,26 @@ def free_port() -> int:
 
 
 def pick_call(domain_dir: Path) -> tuple[str, dict[str, Any]]:
-    """A read tool taking one id, with an id that exists in the seed (deterministic)."""
+    """A read tool ``get_<x>`` whose required arguments are all ids (``acting_user_id`` is the id of
+    a user, as an agent acting for one passes), with ids that exist in the seed (deterministic)."""
     from scaleenv_mcp.domain.loader import load_domain
 
     package = load_domain(domain_dir)
+    first_ids = {table.primary_key[0]: package.seed[table.name][0][table.primary_key[0]]
+                 for table in package.manifest.tables if len(table.primary_key) == 1 and package.seed.get(table.name)}
     for tool in package.manifest.tools:
         required = tool.input_schema.get("required", [])
-        if tool.name.startswith("get_") and len(required) == 1 and not tool.writes:
-            for table in package.manifest.tables:
-                if table.primary_key == required and package.seed.get(table.name):
-                    return tool.name, {required[0]: package.seed[table.name][0][required[0]]}
+        names = [name.removeprefix("acting_") for name in required]
+        if tool.name.startswith("get_") and 1 <= len(required) <= 2 and not tool.writes \
+                and all(name in first_ids for name in names):
+            return tool.name, {arg: first_ids[name] for arg, name in zip(required, names)}
     raise SystemExit(f"no get_<x>(id) tool found in {domain_dir}; pass --tool and --args")
 
 
-def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path) -> tuple[subprocess.Popen, str]:
-    env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(REPO)}
+def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
+                 checkout: Path = REPO) -> tuple[subprocess.Popen, str]:
+    """A server on ``port``; ``scaleenv`` runs the code of ``checkout`` (another worktree: a baseline)."""
+    env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(checkout)}
     if kind == "scaleenv":
         command = [sys.executable, "-m", "scaleenv_mcp", "serve", "--no-control", "--port", str(port),
                    "--domains-dir", str(domain_dir.parent), "--domain", domain_dir.name]
@@ -55,8 +60,8 @@ def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path) -> tup
     else:
         command = [sys.executable, str(REPO / "bench" / "bare_servers.py"), kind, str(domain_dir), str(port)]
         url = probe = f"http://127.0.0.1:{port}/mcp"
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
+    process = subprocess.Popen(command, env=env, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(probe, timeout=1) as response:

@@ -19,6 +19,7 @@ from typing import Any
 from bench.calls import bench_http, bench_memory_and_stdio, pick_call
 from bench.episodes import bench_episodes
 from bench.hostile import bench_hostile, render_hostile
+from bench.interleaved import bench_interleaved, render_interleaved
 from bench.replay import bench_replay
 from bench.startup import bench_startup, render_startup
 from bench.state_tracking import bench_state_tracking, render_state_tracking
@@ -55,19 +56,28 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup")
+SECTIONS = ("validation", "state", "startup", "calls")
 
 
-def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None) -> dict[str, Any]:
-    """One section (hostile-package validation, fingerprint/diff from change sets, or #28's start-up
-    timings) merged into the results already in ``out`` (the rest of a full run takes tens of
-    minutes); it records its own environment."""
+def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
+                     domain_dir: Path | None = None, rounds: int = 3) -> dict[str, Any]:
+    """One section (hostile-package validation, fingerprint/diff from change sets, #28's start-up
+    timings, or HTTP calls in interleaved rounds against the bare server and ``baseline``) merged
+    into the results already in ``out`` (the rest of a full run takes tens of minutes); it records
+    its own environment."""
     result = json.loads(out.read_text()) if out.exists() else {}
     if "environment" not in result:
         raise ValueError(f"{out} holds no full run to merge into: run `scaleenv bench` first")
     if section == "validation":
         result["validation"] = bench_hostile()
         result["validation_environment"] = environment()
+    elif section == "calls":
+        if domain_dir is None:
+            raise ValueError("--only calls needs a domain")
+        result["calls_interleaved_environment"] = environment()
+        with tempfile.TemporaryDirectory() as scratch:
+            result["calls_interleaved"] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
+                                                            calls=500 if quick else 2000)
     elif section == "startup":
         result["startup"] = bench_startup(REPO, baseline)
         result["startup_environment"] = environment()
@@ -140,6 +150,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_state_tracking(result["state_tracking"]) + _measured_alone("state", result)
     if result.get("validation"):
         lines += render_hostile(result["validation"]) + _measured_alone("validation", result)
+    if result.get("calls_interleaved"):
+        lines += render_interleaved(result["calls_interleaved"], result.get("calls_interleaved_environment"))
     if result.get("startup"):
         lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]

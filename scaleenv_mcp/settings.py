@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -29,6 +30,11 @@ class HostSettings(BaseModel):
                                   "call is refused with result_too_large (its writes rolled back).")
     trace_result_bytes: int = Field(default=16 * 1024, description="Results larger than this are kept in the trace "
                                     "as a bounded summary, not in full.")
+    check_outputs: Literal["always", "sampled", "off"] = Field(
+        default="always", description="How often a tool's result is checked against its output schema on the serving "
+        "path: always (every result: a tool that drifts from its schema is refused on its first bad result), sampled "
+        "(each tool's first result in each worker, then one in 16), off. A refused result is an environment fault, "
+        "its writes rolled back. Validation always checks every case.")
     max_snapshots: int = Field(default=2000, description="Live snapshots per host; past it snapshot answers 429.")
     rotate_token: bool = Field(default=False, description="Write a new control token even if the token file has one.")
     token: str | None = Field(default=None, description="Control API bearer token; random when not given.")

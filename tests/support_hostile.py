@@ -14,7 +14,7 @@ import json
 import shutil
 from pathlib import Path
 
-__all__ = ["HOSTILE_KINDS", "hostile_copy", "hostile_source"]
+__all__ = ["HOSTILE_KINDS", "drifting_copy", "hostile_copy", "hostile_source"]
 
 #: kind -> what the edit does
 HOSTILE_KINDS = {
@@ -55,4 +55,30 @@ def hostile_copy(package: Path, target: Path, kind: str) -> Path:
     shutil.copytree(package, target)
     tools = [t["name"] for t in json.loads((target / "domain.json").read_text())["tools"]]
     (target / "tools.py").write_text(hostile_source((target / "tools.py").read_text(), tools, kind))
+    return target
+
+
+class _Drift(ast.NodeTransformer):
+    """``return EXPR`` -> ``return {k: str(v) for k, v in (EXPR).items()}``: every value a string."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        return node  # nested functions keep their returns
+
+    def visit_Return(self, node: ast.Return) -> ast.Return:
+        if node.value is None:
+            return node
+        drifted = ast.parse(f"{{k: str(v) for k, v in ({ast.unparse(node.value)}).items()}}", mode="eval").body
+        return ast.copy_location(ast.Return(value=drifted), node)
+
+
+def drifting_copy(package: Path, target: Path, tools: list[str]) -> Path:
+    """Copy the package with ``tools`` drifting from their output schemas: each returns every value
+    of its result as a string (``{"total": 6}`` becomes ``{"total": "6"}``). Not a runaway: it
+    passes the static policy and runs, and only the output check tells (issue #25)."""
+    shutil.copytree(package, target)
+    tree = ast.parse((target / "tools.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in tools:
+            node.body = [_Drift().visit(statement) for statement in node.body]
+    (target / "tools.py").write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n")
     return target

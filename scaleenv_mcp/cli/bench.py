@@ -18,9 +18,12 @@ def bench(
     json_output: Annotated[bool, typer.Option("--json", help="Print the JSON instead of the table.")] = False,
     only: Annotated[str | None, typer.Option(
         help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
-             "sets; 'startup': only the first-five-minutes timings (#28); merged into the JSON of an earlier full run.")] = None,
+             "sets; 'startup': only the first-five-minutes timings (#28); 'calls': only HTTP tool calls, in interleaved "
+             "rounds against the bare server (#25); merged into the JSON of an earlier full run.")] = None,
     baseline: Annotated[Path | None, typer.Option(
-        help="With --only startup: another checkout (e.g. a worktree of main) measured the same way, as 'before'.")] = None,
+        help="With --only startup or calls: another checkout (e.g. a worktree of main) measured the same way, "
+             "as 'before'.")] = None,
+    rounds: Annotated[int, typer.Option(help="With --only calls: rounds (each server at each concurrency once).")] = 3,
 ) -> None:
     """Tool calls (HTTP at 1/16/64 connections, in-memory, stdio) against bare low-level and FastMCP
     servers running the same tool code inline; episode creation, memory, fingerprint and diff
@@ -44,7 +47,8 @@ def bench(
         fail(UsageError(f"--only takes {' or '.join(repr(s) for s in SECTIONS)}, not {only!r}"))
     try:
         if only:
-            result = run_section_only(only, out, quick, baseline.resolve() if baseline else None)
+            result = run_section_only(only, out, quick, baseline.resolve() if baseline else None,
+                                      resolve_domain_path(domain), rounds)
         else:
             result = run(resolve_domain_path(domain), out, quick=quick)
     except ScaleEnvError as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,6 +16,14 @@ if TYPE_CHECKING:
     from scaleenv_mcp.settings import HostSettings
 
 __all__ = ["serve"]
+
+
+class CheckOutputs(str, Enum):
+    """``--check-outputs``: how often results are checked against their output schemas (settings.check_outputs)."""
+
+    always = "always"
+    sampled = "sampled"
+    off = "off"
 
 
 def serve(
@@ -35,6 +44,11 @@ def serve(
     task: Annotated[str | None, typer.Option("--task", help="With --stdio: start from this task's state.")] = None,
     skip_validation: Annotated[bool, typer.Option("--skip-validation",
                                                   help="DEVELOPMENT ONLY: serve domains without validating them.")] = False,
+    check_outputs: Annotated[CheckOutputs | None, typer.Option(
+        "--check-outputs", case_sensitive=False,
+        help="Check tool results against their output schemas: always (default; a result that drifts from its "
+             "schema is refused as an environment fault), sampled (each tool's first result per worker, then 1 in "
+             "16), off. Also SCALEENV_CHECK_OUTPUTS.")] = None,
 ) -> None:
     """Serve the domains over MCP: /mcp/{domain} for interactive use, /mcp/episodes/{id} per episode.
 
@@ -49,7 +63,8 @@ def serve(
     from scaleenv_mcp.settings import HostSettings
 
     settings = HostSettings.from_env(host=host, port=port, token_file=token_file, workers=workers,
-                                     skip_validation=skip_validation or None, rotate_token=rotate_token or None)
+                                     skip_validation=skip_validation or None, rotate_token=rotate_token or None,
+                                     check_outputs=check_outputs.value if check_outputs else None)
     settings = settings.model_copy(update={"control_port": None if no_control else control_port})
     try:
         _check_domains(stdio, domain, domains_dir)

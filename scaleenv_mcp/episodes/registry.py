@@ -15,6 +15,7 @@ they used to live for the host's whole life, about 213 KB each).
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from dataclasses import dataclass
@@ -97,6 +98,9 @@ class EpisodeRegistry:
 
     def __init__(self, pool: WorkerPool, settings: HostSettings) -> None:
         self.pool = pool
+        pool.recover = self._rebuild
+        for worker in pool.workers:
+            worker.recover = self._rebuild
         self.settings = settings
         self.domains: dict[str, DomainRuntime] = {}
         self.episodes: dict[str, Episode] = {}
@@ -117,13 +121,12 @@ class EpisodeRegistry:
 
     # -- worker plumbing --------------------------------------------------------------------
     async def _request(self, worker: WorkerHandle, message: tuple, *, timeout: float | None = None) -> Any:
-        """One request to a worker, with recovery when the worker is lost."""
-        async with worker.lock:
-            try:
-                status, payload = await worker.request(message, timeout or self.settings.call_timeout * 6)
-            except WorkerLostError as lost:
-                await self._rebuild(worker)
-                raise EnvironmentFaultError(f"the environment stopped this call: {lost.reason}") from None
+        """One request to a worker. A lost worker is replaced and its episodes rebuilt by the
+        pool before any request queued behind this one runs (``_rebuild``)."""
+        try:
+            status, payload = await worker.submit(message, timeout or self.settings.call_timeout * 6)
+        except WorkerLostError as lost:
+            raise EnvironmentFaultError(f"the environment stopped this call: {lost.reason}") from None
         if status != OK:
             raise EnvironmentFaultError(f"worker error: {str(payload).splitlines()[0]}")
         return payload
@@ -133,23 +136,26 @@ class EpisodeRegistry:
             await worker.ensure_domain(episode.domain.bundle, self.settings.call_timeout * 6)
         except DomainLoadError as broken:  # no traceback or path past this point
             raise EnvironmentFaultError(f"domain {episode.domain.slug!r} cannot run its tools: {broken.summary}") from None
-        status, payload = await worker.request(
+        status, payload = await worker.submit(
             ("open", episode.id, episode.domain.bundle.content_hash, episode.task_id or "", episode.setup,
              episode.base, episode.replay), self.settings.call_timeout * (6 + len(episode.replay)))
         if status != OK:
             raise EnvironmentFaultError(f"could not open episode: {str(payload).splitlines()[0]}")
 
     async def _rebuild(self, worker: WorkerHandle) -> None:
-        """After a worker was replaced: reopen each of its episodes by replay (lock held)."""
-        for episode_id in sorted(worker.episodes):
-            episode = self.episodes.get(episode_id)
-            if episode is None:
-                continue
+        """The pool's ``recover`` after a worker was replaced: reopen each of its episodes by replay,
+        all queued at once, before the requests held back behind the lost one. An episode that
+        cannot be reopened is closed."""
+        episodes = [self.episodes[i] for i in sorted(worker.episodes) if i in self.episodes]
+
+        async def reopen(episode: Episode) -> None:
             try:
                 await self._open_on(worker, episode)
             except (WorkerLostError, EnvironmentFaultError):
                 episode.closed = True
-                worker.episodes.discard(episode_id)
+                worker.episodes.discard(episode.id)
+
+        await asyncio.gather(*(reopen(e) for e in episodes))
 
     # -- lifecycle --------------------------------------------------------------------------
     async def create(self, domain: str, task_id: str | None = None,
@@ -168,12 +174,10 @@ class EpisodeRegistry:
         worker.episodes.add(episode.id)
         self.counts[origin] += 1
         try:
-            async with worker.lock:
-                try:
-                    await self._open_on(worker, episode)
-                except WorkerLostError as lost:
-                    await self._rebuild(worker)
-                    raise EnvironmentFaultError(f"could not open episode: {lost.reason}") from None
+            try:
+                await self._open_on(worker, episode)
+            except WorkerLostError as lost:
+                raise EnvironmentFaultError(f"could not open episode: {lost.reason}") from None
         except BaseException:
             self.counts[origin] -= 1
             worker.episodes.discard(episode.id)
@@ -238,8 +242,8 @@ class EpisodeRegistry:
             return outcome
         started = time.perf_counter()
         try:
-            reply: CallReply = await self._request(episode.worker, ("call", episode_id, tool, arguments),
-                                                   timeout=self.settings.call_timeout)
+            reply = CallReply(*await self._request(episode.worker, ("call", episode_id, tool, arguments),
+                                                   timeout=self.settings.call_timeout))
         except EnvironmentFaultError as fault:
             outcome = CallOutcome(kind=OutcomeKind.fault, error_code="environment_fault", message=fault.message,
                                   duration_ms=(time.perf_counter() - started) * 1000)
@@ -365,13 +369,12 @@ class EpisodeRegistry:
         episode = self.get(episode_id)
         episode.base, episode.replay, episode.trace, episode.calls = None, [], [], 0
         worker = episode.worker
-        async with worker.lock:
-            try:
-                await worker.request(("close", episode_id), self.settings.call_timeout)
-                await self._open_on(worker, episode)
-            except WorkerLostError as lost:  # like _request: the worker's other episodes are rebuilt
-                await self._rebuild(worker)
-                raise EnvironmentFaultError(f"the environment stopped this reset: {lost.reason}") from None
+        try:
+            closing = worker.submit(("close", episode_id), self.settings.call_timeout)  # queued before the open
+            await self._open_on(worker, episode)
+            await closing
+        except WorkerLostError as lost:  # like _request: the pool rebuilds the worker's other episodes
+            raise EnvironmentFaultError(f"the environment stopped this reset: {lost.reason}") from None
 
     async def fork(self, episode_id: str, origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
         parent = self.get(episode_id)

@@ -46,7 +46,8 @@ class Host:
         self.only = set(domains) if domains else None
         self.pool = WorkerPool(self.settings.workers, self.settings.worker_memory_mb * 1024 * 1024,
                                max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096,
-                               max_result_bytes=self.settings.max_result_bytes)
+                               max_result_bytes=self.settings.max_result_bytes,
+                               check_outputs=self.settings.check_outputs)
         self.registry = EpisodeRegistry(self.pool, self.settings)
         self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ... | rejected: ...
         self.validations = ValidationCache(self.settings.state_dir)

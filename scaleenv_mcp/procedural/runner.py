@@ -88,7 +88,8 @@ class CaseRunner:
                 self.budget.cap(self.timeout))
         if status != OK:
             raise RuntimeError(str(payload))
-        return payload
+        reply, diff, fingerprint = payload
+        return CallReply(*reply), diff, fingerprint
 
     async def load(self, bundle: DomainBundle) -> str | None:
         """Load ``bundle`` on every worker at once, within one load budget: None, or why it did not load.

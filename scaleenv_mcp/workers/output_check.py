@@ -7,6 +7,12 @@ compiled once into nested closures that answer "valid or not" in plain Python; o
 result that fails is handed to jsonschema, for its message. A schema using any other
 keyword is left to jsonschema entirely, so the verdict is always jsonschema's
 (tests/unit/procedural/test_output_check.py compares them on generated results).
+
+How often the serving path checks is ``scaleenv serve --check-outputs`` (``CHECK_MODES``):
+``always`` (the default: every result, so a tool that drifts from its schema is refused on its
+first bad result), ``sampled`` (each tool's first result in each worker, then one in
+``SAMPLE_EVERY``) or ``off``. Validation, synthesis and ``verify`` always check. Whatever the
+mode, a result must be a dict that encodes as JSON, and its size is measured.
 """
 
 from __future__ import annotations
@@ -17,7 +23,10 @@ from typing import Any
 
 import jsonschema
 
-__all__ = ["OutputCheck"]
+__all__ = ["CHECK_MODES", "SAMPLE_EVERY", "OutputCheck"]
+
+CHECK_MODES = ("always", "sampled", "off")
+SAMPLE_EVERY = 16
 
 Check = Callable[[Any], bool]
 _ANNOTATIONS = frozenset({"description", "title", "examples", "default", "$comment"})
@@ -66,11 +75,16 @@ def _compile(schema: Any) -> Check:
 
 class OutputCheck:
     """One tool's output check: ``problem(result)`` is (None, the size of its JSON in characters) for a
-    good result, else (why not, 0)."""
+    good result, else (why not, 0). ``mode`` is one of ``CHECK_MODES``; ``seen`` counts the results
+    this check was asked about (the sample's clock)."""
 
-    __slots__ = ("compiled", "validator")
+    __slots__ = ("compiled", "mode", "seen", "validator")
 
-    def __init__(self, schema: dict[str, Any]) -> None:
+    def __init__(self, schema: dict[str, Any], mode: str = "always") -> None:
+        if mode not in CHECK_MODES:
+            raise ValueError(f"output check mode must be one of {', '.join(CHECK_MODES)}, not {mode!r}")
+        self.mode = mode
+        self.seen = 0
         self.validator = jsonschema.Draft202012Validator(schema)
         try:
             self.compiled: Check | None = _compile(schema)
@@ -80,7 +94,12 @@ class OutputCheck:
     def problem(self, result: Any) -> tuple[str | None, int]:
         if not isinstance(result, dict):
             return f"tool returned {type(result).__name__}, not a dict", 0
-        if self.compiled is None or not self.compiled(result):
+        if self.mode == "always":
+            schema = True
+        else:
+            schema = self.mode == "sampled" and self.seen % SAMPLE_EVERY == 0
+            self.seen += 1
+        if schema and (self.compiled is None or not self.compiled(result)):
             error = next(iter(self.validator.iter_errors(result)), None)
             if error is not None:
                 path = "/".join(str(p) for p in error.absolute_path) or "(root)"

@@ -1,27 +1,45 @@
 """Host side of the worker processes: spawn, route, enforce the wall-time budget, kill, respawn.
 
-One request is in flight per worker at a time (a worker is single-threaded anyway), which
-rules out pipe deadlocks on large payloads. A request past its budget, or a worker that
-dies, raises ``WorkerLostError`` after the worker has been killed and replaced by a fresh
-one; whoever owns the episodes on it (``episodes.registry``) rebuilds them by replay. Each
-request carries its budget, so the worker also stops itself past it, and it dies with this
-process whatever kills it (``workers.lifetime``).
+Built for throughput (#25 item 3). Each worker has one persistent reader on the event loop (no
+reader callback and timer added and removed per call): requests are written as they come,
+several can be in flight on one worker, and each reply resolves the oldest waiting future, since
+a worker answers its requests one at a time and in order. Writes never block the loop (what the
+socket does not take is written when it is writable), so large payloads both ways cannot
+deadlock. Messages are plain tuples pickled with protocol 5 (``workers.protocol``).
+
+Budgets: the request at the head of a worker's queue is the one it is running; its deadline is
+set when it becomes the head. One ``Watchdog`` per pool holds a single timer, armed at the
+earliest deadline of all heads. A head past its budget, or a worker that dies, makes the worker
+``lost``: it is killed and replaced by a fresh process, the head's caller gets
+``WorkerLostError``, and the requests queued behind it (which the worker never started) are held
+back while the fresh worker is brought up: the domains it had loaded are loaded again and
+``recover`` (the episode registry: every episode on it rebuilt by replay) runs first; then the
+held requests are sent, in their order. Each request also carries its budget, so the worker
+stops itself past it, and it dies with this process whatever kills it (``workers.lifetime``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import re
 import socket
 import subprocess
 import sys
-from multiprocessing.connection import Connection
+from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-from scaleenv_mcp.workers.protocol import DomainBundle
+from scaleenv_mcp.workers.protocol import OK, DomainBundle, Frames, frame
 
-__all__ = ["DomainLoadError", "WorkerHandle", "WorkerLostError", "WorkerPool"]
+__all__ = ["DomainLoadError", "Watchdog", "WorkerHandle", "WorkerLostError", "WorkerPool"]
+
+_READ_SIZE = 1 << 18
+_RECOVERY_ATTEMPTS = 3
+# The worker whose recovery the current task works for (tasks it starts inherit it): its requests
+# go ahead of those held back.
+_RECOVERING: contextvars.ContextVar[WorkerHandle | None] = contextvars.ContextVar("scaleenv_recovering", default=None)
 
 
 class WorkerLostError(Exception):
@@ -45,22 +63,77 @@ class DomainLoadError(RuntimeError):
         self.summary = re.sub(r"(?<![\w.])/[^\s'\",)]+", "<path>", first)[:300]
 
 
+class _Request:
+    __slots__ = ("future", "data", "timeout", "recovery")
+
+    def __init__(self, future: asyncio.Future[Any], data: bytes, timeout: float | None, recovery: bool) -> None:
+        self.future = future
+        self.data = data  # kept until answered: a request the lost worker never started is sent again
+        self.timeout = timeout
+        self.recovery = recovery  # sent by the recovery itself, ahead of the held requests
+
+
+class Watchdog:
+    """One timer for the budgets of every worker of a pool, armed at the earliest head's deadline."""
+
+    def __init__(self) -> None:
+        self.handles: list[WorkerHandle] = []
+        self.timer: asyncio.TimerHandle | None = None
+        self.timer_loop: asyncio.AbstractEventLoop | None = None
+
+    def arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
+        timer = self.timer
+        if timer is None or deadline < timer.when() or self.timer_loop is not loop:
+            if timer is not None:
+                timer.cancel()
+            self.timer, self.timer_loop = loop.call_at(deadline, self._check, loop), loop
+
+    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.timer = self.timer_loop = None
+        now = loop.time() + 0.001  # a timer may fire a clock tick early
+        for handle in list(self.handles):
+            if handle.deadline is not None and handle.deadline <= now and handle.loop is loop:
+                handle.expire()
+        upcoming = [h.deadline for h in self.handles if h.deadline is not None and h.loop is loop]
+        if upcoming:
+            self.arm(loop, min(upcoming))
+
+
 class WorkerHandle:
-    """One worker process and the pipe to it."""
+    """One worker process, the socket to it, and the requests in flight on it."""
 
     def __init__(self, index: int, memory_limit: int | None, max_pages: int | None,
-                 env: dict[str, str] | None = None, max_result_bytes: int | None = None) -> None:
+                 env: dict[str, str] | None = None, max_result_bytes: int | None = None,
+                 check_outputs: str = "always", watchdog: Watchdog | None = None,
+                 recover: Callable[[WorkerHandle], Awaitable[None]] | None = None) -> None:
         self.index = index
         self.memory_limit = memory_limit
         self.max_pages = max_pages
         self.max_result_bytes = max_result_bytes
+        self.check_outputs = check_outputs
         self.env = env
+        # For callers that need a run of requests to themselves (validation: load, then a case).
+        # Episode calls do not take it: they are queued on the worker as they come.
         self.lock = asyncio.Lock()
         self.episodes: set[str] = set()
         self.domains: set[str] = set()
+        self.bundles: dict[str, DomainBundle] = {}  # loaded ones, to load again on a fresh worker
         self.generation = 0
+        self.recover = recover  # run on a fresh worker before the requests held back (episodes' replay)
+        self.watchdog = watchdog or Watchdog()
+        self.watchdog.handles.append(self)
+        self.deadline: float | None = None  # of the request the worker is running, in loop time
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.load_timeout: float | None = None
+        self._inflight: deque[_Request] = deque()
+        self._held: deque[_Request] | None = None  # not None while a fresh worker is being recovered
+        self._recovery: asyncio.Task[None] | None = None
+        self._loading: dict[str, asyncio.Future[Any]] = {}
+        self._reload: list[DomainBundle] = []
+        self._stopped = False
         self._spawn()
 
+    # -- the process ------------------------------------------------------------------------
     def _spawn(self) -> None:
         # A fresh interpreter (not multiprocessing's spawn): it never re-imports the caller's
         # __main__, and its stdout is closed so it cannot corrupt a stdio MCP pipe.
@@ -68,112 +141,282 @@ class WorkerHandle:
         env = {**os.environ, **(self.env or {})}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "scaleenv_mcp.workers.worker", str(child.fileno()),
-             str(self.memory_limit or 0), str(self.max_pages or 0), str(os.getpid()), str(self.max_result_bytes or 0)],
+             str(self.memory_limit or 0), str(self.max_pages or 0), str(os.getpid()), str(self.max_result_bytes or 0),
+             self.check_outputs],
             pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
         )
         child.close()
-        self.conn: Connection = Connection(parent.detach())
-        self.stale = False  # a reply to a cancelled request is still on its way
+        parent.setblocking(False)
+        self.sock = parent
+        self._frames = Frames()
+        self._out = bytearray()  # written when the socket is writable again
         self.domains = set()
         self.generation += 1
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.loop = None  # attached at the first request
+        else:
+            self._attach(loop)
 
     @property
     def pid(self) -> int | None:
         return self.process.pid
 
-    def replace(self) -> None:
-        """Kill the process (if alive) and start a fresh one; episode state is gone."""
-        self._kill()
-        self._spawn()
+    def _attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.loop is not None and self.loop is not loop:
+            self._detach()
+        self.loop = loop
+        loop.add_reader(self.sock.fileno(), self._on_readable)
+        if self._out:
+            loop.add_writer(self.sock.fileno(), self._on_writable)
+
+    def _detach(self) -> None:
+        loop, self.loop = self.loop, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self.sock.fileno())
+            loop.remove_writer(self.sock.fileno())
 
     def _kill(self) -> None:
+        self._detach()
         try:
             self.process.kill()
             self.process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
             pass
-        self.conn.close()
+        self.sock.close()
+
+    def replace(self) -> None:
+        """Kill the process and start a fresh one, as when it is lost (its state is gone)."""
+        self._lose("worker replaced")
 
     def stop(self) -> None:
+        self._stopped = True
+        if self._recovery is not None:
+            self._recovery.cancel()
         self._kill()
+        stopped = WorkerLostError("worker stopped")
+        for request in [*self._inflight, *(self._held or ())]:
+            if not request.future.done():
+                request.future.set_exception(stopped)
+                request.future.exception()  # retrieved: nobody may be waiting any more
+        self._inflight.clear()
+        self._held = None
+        self.deadline = None
+        if self in self.watchdog.handles:
+            self.watchdog.handles.remove(self)
 
-    async def _readable(self, timeout: float | None) -> bool:
-        """Wait until a reply is ready; False when ``timeout`` passed first.
-
-        A bare future with a reader callback and a timer: no extra task per call, as
-        ``asyncio.wait_for`` would create (bench/calls.py measures this path).
-        """
+    # -- requests ---------------------------------------------------------------------------
+    def submit(self, message: tuple, timeout: float | None) -> asyncio.Future[Any]:
+        """Queue one request; the future resolves to its reply ``(status, payload)`` or raises
+        ``WorkerLostError``. Replies come in the order the requests were sent."""
         loop = asyncio.get_running_loop()
-        ready: asyncio.Future[bool] = loop.create_future()
-        fd = self.conn.fileno()
-
-        def settle(value: bool) -> None:
-            if not ready.done():
-                ready.set_result(value)
-
-        loop.add_reader(fd, settle, True)
-        timer = loop.call_later(timeout, settle, False) if timeout else None
-        try:
-            return await ready
-        finally:
-            loop.remove_reader(fd)
-            if timer is not None:
-                timer.cancel()
+        if loop is not self.loop:
+            self._attach(loop)
+        future = loop.create_future()
+        held = self._held
+        if held is not None:
+            if _RECOVERING.get() is not self:
+                held.append(_Request(future, frame((timeout, message)), timeout, False))
+                return future
+            self._send(_Request(future, frame((timeout, message)), timeout, True))
+            return future
+        self._send(_Request(future, frame((timeout, message)), timeout, False))
+        return future
 
     async def request(self, message: tuple, timeout: float | None) -> tuple[str, Any]:
-        """Send one request and await its reply; the caller must hold ``self.lock``.
+        """Send one request and await its reply (``submit``, awaited)."""
+        return await self.submit(message, timeout)
 
-        If the caller is cancelled while the worker is busy, the reply still comes: it is
-        marked stale and drained before the next request, so replies never cross.
-        """
+    def _send(self, request: _Request) -> None:
+        inflight = self._inflight
+        inflight.append(request)
+        if len(inflight) == 1:
+            self._set_deadline(request)
+        self._write(request.data)
+
+    def _set_deadline(self, request: _Request) -> None:
+        if request.timeout:
+            self.deadline = deadline = self.loop.time() + request.timeout  # type: ignore[union-attr]
+            self.watchdog.arm(self.loop, deadline)  # type: ignore[arg-type]
+        else:
+            self.deadline = None
+
+    def _write(self, data: bytes) -> None:
+        if self._out:
+            self._out += data
+            return
         try:
-            if self.stale and await self._readable(timeout):
-                self.conn.recv()
-            self.stale = False
-            self.conn.send((timeout, message))
-        except (BrokenPipeError, EOFError, OSError) as exc:
-            self.replace()
-            raise WorkerLostError(f"worker pipe broken: {exc}") from exc
-        self.stale = True
+            sent = self.sock.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError as exc:  # the worker is gone: its reader sees that, or this does
+            self.loop.call_soon(self._lose_if, self.generation, f"worker pipe broken: {exc}")  # type: ignore[union-attr]
+            return
+        if sent < len(data):
+            self._out += memoryview(data)[sent:]
+            self.loop.add_writer(self.sock.fileno(), self._on_writable)  # type: ignore[union-attr]
+
+    def _on_writable(self) -> None:
         try:
-            if not await self._readable(timeout):
-                self.replace()
-                raise WorkerLostError(f"call exceeded its wall-time budget of {timeout:g} s")
-            reply = self.conn.recv()
-        except (EOFError, OSError) as exc:
-            self.replace()
-            raise WorkerLostError(f"worker died: {type(exc).__name__}") from exc
-        self.stale = False
-        return reply
+            sent = self.sock.send(self._out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError as exc:
+            self.loop.remove_writer(self.sock.fileno())  # type: ignore[union-attr]
+            self.loop.call_soon(self._lose_if, self.generation, f"worker pipe broken: {exc}")  # type: ignore[union-attr]
+            return
+        del self._out[:sent]
+        if not self._out:
+            self.loop.remove_writer(self.sock.fileno())  # type: ignore[union-attr]
+
+    def _on_readable(self) -> None:
+        self._read(drain=False)
+
+    def _read(self, drain: bool) -> None:
+        """Read what has come (once, or until nothing is left) and resolve the replies it completes."""
+        generation = self.generation
+        while True:
+            try:
+                chunk = self.sock.recv(_READ_SIZE)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:
+                self._lose(f"worker died: {type(exc).__name__}")
+                return
+            if not chunk:
+                self._lose("worker died: EOFError")
+                return
+            for reply in self._frames.feed(chunk):
+                if self.generation != generation or not self._inflight:
+                    return  # a reply nobody waits for (a bug of ours): never resolve the wrong request
+                request = self._inflight.popleft()
+                if not request.future.done():
+                    request.future.set_result(reply)
+                if self._inflight:
+                    self._set_deadline(self._inflight[0])
+                else:
+                    self.deadline = None
+            if not drain:
+                return
+
+    def expire(self) -> None:
+        """The watchdog's verdict: the head is past its budget (unless its reply is already here)."""
+        self._read(drain=True)
+        if self.deadline is not None and self.deadline <= self.loop.time() + 0.001 and self._inflight:  # type: ignore[union-attr]
+            self._lose(f"call exceeded its wall-time budget of {self._inflight[0].timeout:g} s")
+
+    # -- loss and recovery ------------------------------------------------------------------
+    def _lose_if(self, generation: int, reason: str) -> None:
+        if generation == self.generation and not self._stopped:
+            self._lose(reason)
+
+    def _lose(self, reason: str) -> None:
+        """Kill and replace the worker; fail the request it was running; hold back the rest."""
+        if self._stopped:
+            return
+        head = self._inflight.popleft() if self._inflight else None
+        behind = list(self._inflight)
+        self._inflight.clear()
+        self.deadline = None
+        reload = [self.bundles[h] for h in self.bundles if h in self.domains]  # in load order: bases first
+        self.bundles = {b.content_hash: b for b in reload}
+        self._loading = {}  # a load still queued is sent again, but nobody waits on it through here
+        self._kill()
+        self._spawn()
+        if head is not None and not head.future.done():
+            head.future.set_exception(WorkerLostError(reason))
+        lost = WorkerLostError(f"worker lost while recovering: {reason}")
+        resend = []
+        for request in behind:
+            if request.recovery:  # the recovery starts over on the fresh worker
+                if not request.future.done():
+                    request.future.set_exception(lost)
+            else:
+                resend.append(request)
+        if self._held is None and not reload and self.recover is None:
+            for request in resend:
+                if not request.future.done():
+                    self._send(request)
+            return
+        self._held = deque(resend + list(self._held or ()))
+        self._reload = reload
+        if self._recovery is None:
+            self._recovery = self.loop.create_task(self._recover())  # type: ignore[union-attr]
+
+    async def _recover(self) -> None:
+        _RECOVERING.set(self)  # this task's context only, and the tasks it starts
+        try:
+            for _ in range(_RECOVERY_ATTEMPTS):
+                generation = self.generation
+                try:
+                    for bundle in self._reload:
+                        await self.ensure_domain(bundle, self.load_timeout)
+                    if self.recover is not None:
+                        await self.recover(self)
+                except (WorkerLostError, DomainLoadError):
+                    pass
+                if self.generation == generation:
+                    break
+        finally:
+            held, self._held, self._recovery = self._held or deque(), None, None
+            if not self._stopped:
+                for request in held:
+                    if not request.future.done():
+                        self._send(request)
 
     async def ensure_domain(self, bundle: DomainBundle, timeout: float | None) -> None:
-        if bundle.content_hash in self.domains:
+        """Load ``bundle`` on this worker unless it is there; concurrent callers share one load."""
+        key = bundle.content_hash
+        if key in self.domains:
             return
-        if bundle.base_hash is not None and bundle.base_hash in self.domains:
-            message: tuple = ("variant", bundle.base_hash, bundle.content_hash, bundle.tools_source)
-        else:
-            message = ("domain", bundle)
-        status, payload = await self.request(message, timeout)
-        if status != "ok":
+        recovering = self._held is not None and _RECOVERING.get() is self
+        # the recovery never waits on a load held back behind itself: it sends its own
+        loading = None if recovering else self._loading.get(key)
+        if loading is None:
+            if bundle.base_hash is not None and bundle.base_hash in self.domains:
+                message: tuple = ("variant", bundle.base_hash, key, bundle.tools_source)
+            else:
+                message = ("domain", bundle)
+            self.load_timeout = timeout
+            generation = self.generation
+            loading = self._loading[key] = self.submit(message, timeout)
+
+            def loaded(future: asyncio.Future[Any]) -> None:
+                if self._loading.get(key) is future:
+                    del self._loading[key]
+                if not future.cancelled() and future.exception() is None and future.result()[0] == OK \
+                        and self.generation == generation:
+                    self.domains.add(key)
+                    # forgotten ones (validation's mutants) are dropped here, not kept for a reload
+                    self.bundles = {h: b for h, b in self.bundles.items() if h in self.domains}
+                    self.bundles[key] = bundle
+
+            loading.add_done_callback(loaded)
+        status, payload = await asyncio.shield(loading)
+        if status != OK:
             raise DomainLoadError(str(payload))
-        self.domains.add(bundle.content_hash)
 
 
 class WorkerPool:
-    """A fixed set of worker processes (default: one per core)."""
+    """A fixed set of worker processes (default: one per core), sharing one budget watchdog."""
 
     def __init__(self, size: int | None = None, memory_limit: int | None = 4 * 1024**3,
                  max_pages: int | None = None, env: dict[str, str] | None = None,
-                 max_result_bytes: int | None = None) -> None:
+                 max_result_bytes: int | None = None, check_outputs: str = "always") -> None:
         self.size = size or os.cpu_count() or 1
         self.memory_limit = memory_limit
         self.max_pages = max_pages
         self.env = env
         self.max_result_bytes = max_result_bytes
+        self.check_outputs = check_outputs
+        self.watchdog = Watchdog()
+        self.recover: Callable[[WorkerHandle], Awaitable[None]] | None = None
         self.workers: list[WorkerHandle] = []
 
     def start(self) -> None:
-        self.workers = [WorkerHandle(i, self.memory_limit, self.max_pages, self.env, self.max_result_bytes)
+        self.workers = [WorkerHandle(i, self.memory_limit, self.max_pages, self.env, self.max_result_bytes,
+                                     self.check_outputs, self.watchdog, self.recover)
                         for i in range(self.size)]
 
     def stop(self) -> None:

@@ -1,7 +1,8 @@
 """The worker process: holds episode databases and runs tool code, and nothing else.
 
 Pinned (docs/architecture.md and docs/threat-model.md): tool code never runs in the process that
-serves MCP. A worker receives requests over a pipe, one at a time, and answers each. It
+serves MCP. A worker receives requests over a pipe (several may be queued there) and answers
+each in turn, in order. It
 runs under a memory limit (RLIMIT_AS) set at start; the host enforces the wall-time budget
 by killing it (tests/integration/test_runaway.py), and the worker dies with its host and
 past its own deadline (``workers.lifetime``). Every call is atomic: a savepoint wraps it and
@@ -15,6 +16,7 @@ import contextlib
 import hashlib
 import json
 import os
+import pickle
 import resource
 import signal
 import sqlite3
@@ -39,19 +41,19 @@ from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_o
 from scaleenv_mcp.workers.argument_faults import argument_problem
 from scaleenv_mcp.workers.lifetime import arm_budget, disarm_budget, guard_lifetime
 from scaleenv_mcp.workers.output_check import OutputCheck
-from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle
+from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, PICKLE_PROTOCOL, TOOL_ERROR, CallReply, DomainBundle
 
 __all__ = ["run_worker"]
 
 
 class _LoadedDomain:
-    def __init__(self, bundle: DomainBundle, base: _LoadedDomain | None = None) -> None:
+    def __init__(self, bundle: DomainBundle, base: _LoadedDomain | None = None, check_outputs: str = "always") -> None:
         self.bundle = bundle
         self.manifest = base.manifest if base else DomainManifest.model_validate_json(bundle.manifest_json)
         names = [t.name for t in self.manifest.tools]
         self.functions: dict[str, Callable[..., Any]] = load_tool_functions(bundle.tools_source, "tools.py", names)
         self.output_checks = base.output_checks if base else {
-            t.name: OutputCheck(t.output_schema) for t in self.manifest.tools
+            t.name: OutputCheck(t.output_schema, check_outputs) for t in self.manifest.tools
         }
         self.table_names = frozenset(t.name for t in self.manifest.tables)
         # Start states depend on data only, so mutants of the same package share them.
@@ -77,8 +79,10 @@ class _Episode:
 class Worker:
     """Request dispatcher of one worker process (also usable in-process by tests of this module)."""
 
-    def __init__(self, max_pages: int | None = None, max_result_bytes: int | None = None) -> None:
+    def __init__(self, max_pages: int | None = None, max_result_bytes: int | None = None,
+                 check_outputs: str = "always") -> None:
         self.max_result_bytes = max_result_bytes
+        self.check_outputs = check_outputs  # output_check.CHECK_MODES
         self.domains: dict[str, _LoadedDomain] = {}
         self.episodes: dict[str, _Episode] = {}
         self.start_states = StartStateCache()
@@ -99,7 +103,7 @@ class Worker:
     # -- domains and episodes -------------------------------------------------------------
     def op_domain(self, bundle: DomainBundle) -> None:
         if bundle.content_hash not in self.domains:
-            self.domains[bundle.content_hash] = _LoadedDomain(bundle)
+            self.domains[bundle.content_hash] = _LoadedDomain(bundle, check_outputs=self.check_outputs)
 
     def op_variant(self, base_hash: str, content_hash: str, tools_source: str) -> None:
         """Load other tool code over an already loaded domain's data (validation's mutants):
@@ -154,7 +158,7 @@ class Worker:
         self.episodes[target_id] = _Episode(conn, guard, source.start, source.domain, source.start_key)
 
     def op_case(self, content_hash: str, with_seed: bool, rows: list[dict[str, Any]], tool: str,
-                arguments: dict[str, Any]) -> tuple[CallReply, dict | None, str | None]:
+                arguments: dict[str, Any]) -> tuple[tuple, dict | None, str | None]:
         """One procedural test case: fresh fixture database, one call, its diff and end fingerprint.
 
         Runs with access recording on, so the reply says which tables the call read and wrote.
@@ -176,14 +180,14 @@ class Worker:
             try:
                 start = self._trusted(episode, fixture)
             except (sqlite3.Error, ValueError) as exc:
-                return CallReply(FAULT, message=f"fixture: {exc}"), None, None
+                return tuple(CallReply(FAULT, message=f"fixture: {exc}")), None, None
             reply = self._call(episode, tool, arguments)
             # Access recording is on here (no statement cache), so the authorizer saw every
             # write: only the tables written can differ, and only those are read back. The
             # fingerprint likewise covers the written tables (the rest is the fixture).
             written = sorted(t for t in reply.writes if t in episode.domain.table_names)
             before, after = self._dump(episode, start, written), self._dump(episode, None, written)
-            return reply, diff_states(before, after).model_dump(mode="json"), fingerprint_dump(after)
+            return tuple(reply), diff_states(before, after).model_dump(mode="json"), fingerprint_dump(after)
         finally:
             conn.close()
 
@@ -285,8 +289,9 @@ class Worker:
         time.sleep(seconds)
 
     # -- calls ----------------------------------------------------------------------------
-    def op_call(self, episode_id: str, tool: str, arguments: dict[str, Any]) -> CallReply:
-        return self._call(self.episodes[episode_id], tool, arguments)
+    def op_call(self, episode_id: str, tool: str, arguments: dict[str, Any]) -> tuple:
+        """A ``CallReply`` as a plain tuple (the host reads it back as one: ``CallReply(*payload)``)."""
+        return tuple(self._call(self.episodes[episode_id], tool, arguments))
 
     @staticmethod
     def _trusted(episode: _Episode, fn: Callable[[], Any]) -> Any:
@@ -364,16 +369,20 @@ class _BadResult(Exception):
 
 
 def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None, parent_pid: int | None = None,
-               max_result_bytes: int | None = None) -> None:
-    """Entry point of a worker process: serve ``(budget, request)`` messages until the pipe closes."""
+               max_result_bytes: int | None = None, check_outputs: str = "always") -> None:
+    """Entry point of a worker process: serve ``(budget, request)`` messages until the pipe closes.
+
+    Requests may queue up in the pipe (the host sends them as they come); each is answered in
+    turn, in order. Both ways: pickle protocol 5 in ``Connection`` framing (``workers.protocol``)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     guard_lifetime(parent_pid or os.getppid(), conn.fileno())
     if memory_limit:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
-    worker = Worker(max_pages=max_pages, max_result_bytes=max_result_bytes)
+    worker = Worker(max_pages=max_pages, max_result_bytes=max_result_bytes, check_outputs=check_outputs)
+    receive, send, loads, dumps = conn.recv_bytes, conn.send_bytes, pickle.loads, pickle.dumps
     while True:
         try:
-            budget, message = conn.recv()
+            budget, message = loads(receive())
         except (EOFError, OSError):
             return
         arm_budget(budget)
@@ -382,15 +391,22 @@ def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None
         except MemoryError:
             reply = (FAULT, "MemoryError: worker memory limit reached")
         disarm_budget()
-        conn.send(reply)
+        try:
+            data = dumps(reply, PICKLE_PROTOCOL)
+        except MemoryError:
+            data = dumps((FAULT, "MemoryError: worker memory limit reached"), PICKLE_PROTOCOL)
+        except Exception as exc:  # a reply must always come: the host matches replies to requests in order
+            data = dumps((FAULT, f"reply could not be pickled: {type(exc).__name__}: {exc}"[:2000]), PICKLE_PROTOCOL)
+        send(data)
 
 
 def main(argv: list[str]) -> None:
-    """``python -m scaleenv_mcp.workers.worker FD MEMORY_LIMIT MAX_PAGES PARENT_PID MAX_RESULT_BYTES``
+    """``python -m scaleenv_mcp.workers.worker FD MEMORY_LIMIT MAX_PAGES PARENT_PID MAX_RESULT_BYTES CHECK_OUTPUTS``
     (started by the pool; 0 means no limit)."""
     fd, memory_limit, max_pages, parent_pid, max_result_bytes = (int(a) for a in argv[:5])
-    run_worker(Connection(fd), memory_limit or None, max_pages or None, parent_pid, max_result_bytes or None)
-
+    check_outputs = argv[5] if len(argv) > 5 else "always"
+    run_worker(Connection(fd), memory_limit or None, max_pages or None, parent_pid, max_result_bytes or None,
+               check_outputs)
 
 if __name__ == "__main__":
     import sys

@@ -78,3 +78,23 @@ async def test_other_episodes_are_served_while_a_tool_runs_away(settings, fixtur
             group.start_soon(spin)
             group.start_soon(meanwhile)
         assert served_at[0] < stopped_at[0]
+
+
+async def test_a_call_queued_behind_a_runaway_on_its_worker_is_answered_after_the_rebuild(host: Host):
+    """One worker: the bystander's call waits behind the runaway one (#25: requests are queued on the
+    worker, not behind a lock), and is answered by the fresh worker once its episode is rebuilt."""
+    import asyncio
+
+    bystander = await host.create_episode("tiny_library")
+    await host.registry.call(bystander.id, "borrow_book", {"member_id": "MEM-00002", "book_id": "BK-00001"})
+    runaway = await host.create_episode("tiny_library")
+    assert runaway.worker is bystander.worker
+    spinning = asyncio.ensure_future(host.registry.call(runaway.id, "tally", {"upto": 10**12}))
+    await asyncio.sleep(0.2)
+    queued = asyncio.ensure_future(host.registry.call(bystander.id, "borrow_book",
+                                                      {"member_id": "MEM-00002", "book_id": "BK-00003"}))
+    with pytest.raises(Exception, match="wall-time budget"):
+        await spinning
+    outcome = await queued
+    assert outcome.result["loan_id"] == "LN-00009"  # on the rebuilt state: the first loan was replayed
+    assert [r.outcome.value for r in bystander.trace] == ["success", "success"]

@@ -2,7 +2,8 @@
 
 Before: a host killed while a tool call looped left the busy worker re-parented to PID 1,
 still at 100% CPU a minute later; the same for a killed ``scaleenv validate``. These tests
-kill the real commands with SIGKILL (no clean-up runs) and poll for any process of the run.
+kill the real commands with SIGKILL (no clean-up runs), or stop the host with SIGTERM, and poll for
+any process of the run; each of the worker's three guards is also shown working alone.
 """
 
 from __future__ import annotations
@@ -46,9 +47,35 @@ def _busy_workers(tag: str, host_pid: int) -> list[int]:
     return [pid for pid in tagged_processes(tag) if pid != host_pid]
 
 
+# Each guard alone, the others switched off in every process of the run by a sitecustomize that
+# replaces them before any worker starts: SIGKILL leaves the parent-death signal nothing to race, so
+# the watchdog (parent gone) and the per-request alarm (own budget past) are shown on their own.
+_WITHOUT = {
+    "death_signal": "lifetime._set_parent_death_signal = lambda: False\n",
+    "watchdog": "lifetime._watch = lambda parent_pid, fd: None\n",
+}
+CALL_BUDGET = 4.0  # seconds; the worker's own alarm then fires at 4 x 1.25 + 2 = 7 s, inside DEADLINE
+
+
+def _guards_off(directory: Path, guards: tuple[str, ...]) -> dict[str, str]:
+    if not guards:
+        return {}
+    directory.mkdir()
+    (directory / "sitecustomize.py").write_text(
+        "from scaleenv_mcp.workers import lifetime\n" + "".join(_WITHOUT[g] for g in guards))
+    return {"PYTHONPATH": os.pathsep.join([str(directory), os.environ.get("PYTHONPATH", "")])}
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds processes through /proc")
-def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path):
-    served = ServedHost(FIXTURES, tmp_path, skip_validation=True, env={"SCALEENV_CALL_TIMEOUT": "120"}).start()
+@pytest.mark.parametrize(("how", "off"), [
+    ("SIGKILL", ()),  # every guard: the kernel's death signal acts first
+    ("SIGTERM", ()),  # the host's own shutdown while a call loops
+    ("SIGKILL", ("death_signal",)),  # the watchdog alone sees the parent gone
+    ("SIGKILL", ("death_signal", "watchdog")),  # the per-request alarm alone ends the loop
+], ids=["sigkill", "sigterm", "watchdog-alone", "alarm-alone"])
+def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path, how: str, off: tuple[str, ...]):
+    env = {"SCALEENV_CALL_TIMEOUT": str(CALL_BUDGET if "watchdog" in off else 120), **_guards_off(tmp_path / "site", off)}
+    served = ServedHost(FIXTURES, tmp_path / "state", skip_validation=True, env=env).start()
     try:
         headers = {"authorization": f"Bearer {served.token}"}
         episode = httpx.post(f"{served.control_url}/episodes", json={"domain": "tiny_library"}, headers=headers,
@@ -71,6 +98,9 @@ def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path):
         busy = _busy_workers(served.tag, served.pid)
         assert busy and all(_cpu_ticks(pid) > 50 for pid in busy), "the worker is not looping"
     finally:
+        if how == "SIGTERM" and served.process is not None and served.process.poll() is None:
+            served.process.send_signal(signal.SIGTERM)
+            served.process.wait(timeout=30)
         served.kill()
     assert _gone(served.tag) == []
 

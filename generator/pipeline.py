@@ -162,7 +162,11 @@ async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log
 
 @contextlib.contextmanager
 def _signals_cancel(caught: list[int]) -> Iterator[None]:
-    """SIGINT and SIGTERM cancel the run (so its report is written) and are noted in ``caught``."""
+    """SIGINT and SIGTERM cancel the run (so its report is written) and are noted in ``caught``.
+
+    Signal handlers can only be installed from the main thread of a platform that has them; a caller
+    that runs ``generate`` elsewhere (a worker thread of an embedding application) stops it by
+    cancelling its task, which writes the report the same way."""
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
     installed = []
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -173,8 +177,8 @@ def _signals_cancel(caught: list[int]) -> Iterator[None]:
         try:
             loop.add_signal_handler(signum, stop)
             installed.append(signum)
-        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no signals here
-            pass
+        except (NotImplementedError, RuntimeError, ValueError):
+            continue  # not the main thread, or no signals here: cancelling the task stops the run (docstring)
     try:
         yield
     finally:

@@ -32,7 +32,7 @@ async def further_errand(factory: CandidateFactory, state: TaskState, story: Sto
                        run: ChainRun, rng: random.Random, goals: list[tuple[list[str], dict[str, Any]]]) -> ChainPlan | None:
     """The next errand of the same story, recorded on the task's episode: a chain ending in one of
     ``ends`` whose write names a story row; None, nothing kept, when no such chain runs."""
-    before = written_rows(factory.manifest, await state.diff())
+    before = story.written  # the story was built from the task's diff as it stands
     for end in ends[:STORY_ENDS]:
         plan = factory.sampler.sample(end, length, rng)
         rows = story.rows_of(plan.anchor_table) if plan.anchor_table else []

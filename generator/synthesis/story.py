@@ -63,6 +63,7 @@ class Story:
     tables: frozenset[str]  # where story rows live: the start state's and the ones the task wrote
     added: tuple[tuple[str, dict[str, Any]], ...] = ()  # rows the task added, by table
     written_ids: frozenset[str] = frozenset()  # primary-key values of the rows the task added or changed
+    written: frozenset[tuple[str, str]] = frozenset()  # ``written_rows`` of the diff the story was built from
 
     @classmethod
     def around(cls, manifest: DomainManifest, world: World, anchor: tuple[str, dict[str, Any]] | None,
@@ -86,7 +87,8 @@ class Story:
                        if _scalar(row.get(c))}
         return cls(ids=frozenset(ids), rows=tuple(rows), keys=keys,
                    tables=frozenset({t for t, _ in rows} | set(changed)),
-                   added=tuple(added), written_ids=frozenset(written_ids))
+                   added=tuple(added), written_ids=frozenset(written_ids),
+                   written=written_rows(manifest, diff) if diff else frozenset())
 
     def undoes(self, tool: str, arguments: dict[str, Any]) -> bool:
         """A call that takes back a row this task added or changed (its verb cancels, removes,

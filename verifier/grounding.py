@@ -3,8 +3,9 @@
 An argument is grounded when its record in ``task.meta.grounding`` says where it comes
 from and that source really holds it: a user fact (``known`` or ``withheld``) with that
 value, or a field of an earlier action's result in this replay. A value picked out of a
-list must come with a selector: element fields whose values are user facts and which match
-exactly that one element, so the agent can tell which row the user meant.
+list must come with a selector for every list it is in: element fields whose values are user
+facts and which match exactly that one element, so the agent can tell which row the user meant
+(an address out of one customer's addresses is picked by its label, and the customer by a name).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
-from verifier.paths import get_path, parent_list
+from verifier.paths import get_path, list_levels, selector_field
 from verifier.replay import ActionResult
 
 __all__ = ["check_grounding"]
@@ -40,23 +41,28 @@ def _check_call(record: dict[str, Any], index: int, value: Any, results: list[Ac
         return f"call {call} returned no field {path}"
     if not _same(found, value):
         return f"call {call} field {path} holds {found!r}, not {value!r}"
-    parent = parent_list(path)
-    if parent is None:
-        return None
-    head, position, _ = parent
-    elements = get_path(source.result, head) if head else source.result
-    if not isinstance(elements, list) or len(elements) <= 1:
-        return None
     select = record.get("select_by") or {}
-    if not select:
-        return f"picked from {len(elements)} results of call {call} with nothing to tell them apart"
-    for fact in select.values():
+    by_list: dict[str, dict[str, str]] = {}
+    for key, fact in select.items():
         if fact not in facts:
             return f"selector fact {fact!r} is not something the user says"
-    matching = [i for i, element in enumerate(elements) if isinstance(element, dict)
-                and all(_same(element.get(field), facts[fact]) for field, fact in select.items())]
-    if matching != [position]:
-        return f"selector {select} matches elements {matching} of call {call}, not just {position}"
+        head, field = selector_field(key, path)
+        by_list.setdefault(head, {})[field] = fact
+    levels = dict(list_levels(path))
+    for head in by_list:
+        if head not in levels:
+            return f"selector {select} names the list {head!r}, which {path} is not in"
+    for head, position in levels.items():
+        elements = get_path(source.result, head) if head else source.result
+        if not isinstance(elements, list) or len(elements) <= 1:
+            continue
+        fields = by_list.get(head)
+        if not fields:
+            return f"picked from {len(elements)} elements of {head or 'the result'} of call {call} with nothing to tell them apart"
+        matching = [i for i, element in enumerate(elements) if isinstance(element, dict)
+                    and all(_same(element.get(field), facts[fact]) for field, fact in fields.items())]
+        if matching != [position]:
+            return f"selector {fields} matches elements {matching} of {head or 'the result'} of call {call}, not just {position}"
     return None
 
 

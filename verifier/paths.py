@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["get_path", "join_path", "leaf_values", "parent_list", "split_path"]
+__all__ = ["get_path", "join_path", "leaf_values", "list_levels", "parent_list", "selector_field", "split_path"]
 
 _STEP = re.compile(r"([^.\[\]]+)|\[(\d*)\]")
 
@@ -40,15 +40,33 @@ def get_path(value: Any, path: str) -> Any:
     return current
 
 
+def list_levels(path: str) -> list[tuple[str, int]]:
+    """For ``items[16].addresses[0].label``: [(``items``, 16), (``items[16].addresses``, 0)], each
+    list the path steps into, outermost first, with the element it takes."""
+    steps = split_path(path)
+    return [(_join(steps[:position]), int(step)) for position, step in enumerate(steps)  # type: ignore[arg-type]
+            if isinstance(step, int)]
+
+
 def parent_list(path: str) -> tuple[str, int, str] | None:
     """For ``a.items[2].book_id``: (``a.items``, 2, ``book_id``), the innermost list step; None without one."""
-    steps = split_path(path)
-    for position in range(len(steps) - 1, -1, -1):
-        if isinstance(steps[position], int):
-            head = _join(steps[:position])
-            tail = _join(steps[position + 1:])
-            return head, int(steps[position]), tail  # type: ignore[arg-type]
-    return None
+    levels = list_levels(path)
+    if not levels:
+        return None
+    head, index = levels[-1]
+    tail = path[len(f"{head}[{index}]"):].lstrip(".")
+    return head, index, tail
+
+
+def selector_field(key: str, path: str) -> tuple[str, str]:
+    """The (list, element field) a ``select_by`` key names for a value at ``path``: a plain field
+    (``label``) is one of the innermost list's elements, ``items[].name`` one of the enclosing
+    list ``items``'s (the customer whose address it is)."""
+    head, marker, field = key.rpartition("[].")
+    if marker:
+        return head, field
+    parent = parent_list(path)
+    return (parent[0] if parent else ""), key
 
 
 def join_path(steps: list[str | int | None] | tuple[str | int | None, ...]) -> str:

@@ -17,11 +17,11 @@ from typing import Any
 
 import jsonschema
 
-from generator.graph import json_types
+from generator.graph import is_key_name, json_types
 from generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
 from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
-from verifier.paths import get_path, leaf_values, parent_list
+from verifier.paths import get_path, join_path, leaf_values, list_levels, split_path
 
 __all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name"]
 
@@ -48,6 +48,7 @@ class Candidate:
     call: int | None = None
     path: str | None = None
     select_by: dict[str, tuple[str, Any]] = field(default_factory=dict)  # element field -> (fact key, value)
+    names: dict[str, tuple[str, Any]] = field(default_factory=dict)  # referenced row's label column -> (fact key, value)
     rank: int = 1000
 
 
@@ -111,33 +112,74 @@ class ArgumentResolver:
         return self._fits[memo]
 
     def selector(self, result: dict[str, Any], path: str, param: str) -> dict[str, tuple[str, Any]] | None:
-        """{} outside lists or for a one-element list; the identifying field of a list element; None if none."""
-        parent = parent_list(path)
-        if parent is None:
+        """What the user names to pick ``path``'s value out of every list it is in: {} outside lists
+        or in one-element lists; for each longer list, a field only the taken element has (the
+        address labelled Work of the customer named Daan Visser); None when some list has none."""
+        levels = list_levels(path)
+        select: dict[str, tuple[str, Any]] = {}
+        for depth, (head, index) in enumerate(levels):
+            elements = get_path(result, head) if head else result
+            if not isinstance(elements, list) or len(elements) <= 1:
+                continue
+            innermost = depth == len(levels) - 1
+            found = self._identifying(elements, index, head, param if innermost else None)
+            if found is None:
+                return None
+            name, fact = found
+            select[name if innermost else f"{head}[].{name}"] = fact
+        return select
+
+    def referenced_name(self, tool: ToolSpec, result: dict[str, Any], path: str, param: str,
+                        value: Any) -> dict[str, tuple[str, Any]] | None:
+        """What the user calls the row a write acts on when its id is not the id of the result row it
+        is read from but a reference in it: moving a lamp into the room another device is in is
+        fair only when the user names that room ("to the Bedroom"). {} for a row's own id, a
+        read, the acting person or a row the task made; the row's label as a fact; None when the
+        row has no label a person could say."""
+        if not tool.is_writing or (tool.acting is not None and param == tool.acting.argument):
             return {}
-        head, index, _ = parent
-        elements = get_path(result, head) if head else result
-        if not isinstance(elements, list) or len(elements) <= 1:
+        steps = split_path(path)
+        holder = get_path(result, join_path(steps[:-1])) if len(steps) > 1 else result
+        own = next((k for k in holder if k.endswith("_id")), None) if isinstance(holder, dict) else None
+        if own is None or own == steps[-1]:
             return {}
+        table = self.world.key_table(param)
+        row = self.world.row(table, value) if table else None
+        if table is None or row is None:
+            return {}
+        for column, label in row.items():
+            if is_label_column(column) and isinstance(label, str) and column not in self.internal:
+                entity = singular(table)
+                return {column: (column if column.startswith(entity) else f"{entity}_{column}", label)}
+        return None
+
+    def _identifying(self, elements: list[Any], index: int, head: str,
+                     param: str | None) -> tuple[str, tuple[str, Any]] | None:
+        """The field a person tells element ``index`` apart by, with its fact key and value."""
         element = elements[index]
         if not isinstance(element, dict):
             return None
         # The element's entity names the fact (a device's name, not a "home_name"): the list's name,
         # else the element's own id (every id taken from one quote is picked by that quote's weight).
         own = next((k for k in element if k.endswith("_id")), None)
-        entity = _element_entity(head) or entity_name(own or param, self.world)
+        entity = _element_entity(head) or entity_name(own or param or "item", self.world)
         # A person tells rows apart by what they can see (a title, a date), never by an internal id.
         scalars = [(k, v) for k, v in element.items()
                    if k != param and k not in self.internal and v is not None and not isinstance(v, dict | list | bool)]
         for name, value in sorted(scalars, key=_selector_order):
             if sum(1 for other in elements if isinstance(other, dict) and other.get(name) == value) == 1:
-                key = name if name.startswith(entity) else f"{entity}_{name}"
-                return {name: (key, value)}
+                return name, (name if name.startswith(entity) else f"{entity}_{name}", value)
         return None
 
     def from_results(self, tool: ToolSpec, param: str, observations: list[Observation],
                      near: Neighborhood | None) -> list[Candidate]:
-        """Data-flow candidates: fields named ``param`` in earlier results, most recent call first."""
+        """Data-flow candidates: fields named ``param`` in earlier results, most recent call first.
+
+        Only ids flow: what a write puts in a row (a room's name, a cancellation's reason, a
+        parcel's weight) is what the user says, never a value copied off another row they never
+        mentioned, which an agent doing exactly what was asked could not guess."""
+        if not is_key_name(param, self.manifest):
+            return []
         desired = near.values.get(param, []) if near else []
         found: list[Candidate] = []
         seen: set[tuple[int, str]] = set()
@@ -146,11 +188,13 @@ class ArgumentResolver:
                 if leaf != param or value is None or (obs.index, repr(value)) in seen or not self.fits(tool, param, value):
                     continue
                 select = self.selector(obs.result, path, param)
-                if select is None:
+                names = self.referenced_name(tool, obs.result, path, param, value)
+                if select is None or names is None:
                     continue
                 seen.add((obs.index, repr(value)))
                 rank = desired.index(value) if value in desired else 100 + order
-                found.append(Candidate(value, "call", call=obs.index, path=path, select_by=select, rank=rank))
+                found.append(Candidate(value, "call", call=obs.index, path=path, select_by=select, names=names,
+                                       rank=rank))
         found.sort(key=lambda c: c.rank)
         return found
 

@@ -28,12 +28,13 @@ from generator.synthesis.expansion import ExpansionResult, complexity, expand_to
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.lookups import lookup_sources
 from generator.synthesis.persona import choose_persona, identify, persona_ref
-from generator.synthesis.questions import ask_follow_up, build_question
+from generator.synthesis.prune import drop_needless_reads, drop_repeated_reads
+from generator.synthesis.questions import ask_follow_ups, build_question
 from generator.synthesis.refusals import build_refusal
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.story import Story
 from generator.synthesis.task_state import TaskState
-from generator.synthesis.templates import acting_profile, build_user, person_profile
+from generator.synthesis.templates import Goal, acting_profile, argument_slots, build_user, person_profile
 from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
@@ -47,6 +48,7 @@ ANCHOR_TRIES = 3
 INFORMATION_SHARE = 0.2  # of the candidates of a domain whose read tools carry questions
 REFUSAL_SHARE = 0.15  # of the candidates of a domain whose policy-only rules say which rows they forbid
 FOLLOW_UP_SHARE = 0.9  # action tasks whose user, the errand done, asks one thing about the same story
+FOLLOW_UP_SHARES = (FOLLOW_UP_SHARE, 0.5)  # ... and of those, the ones that ask a second thing
 PROBES = 16  # rows tried as the anchor; a refusal that names the row ends its probe after one or two calls
 
 
@@ -273,16 +275,17 @@ class CandidateFactory:
 
     async def run_goal(self, state: TaskState, plan: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
                         resolver: ArgumentResolver, run: ChainRun, rng: random.Random,
-                        goals: list[tuple[list[str], dict[str, Any]]]) -> bool:
+                        goals: list[Goal]) -> bool:
         """Run one chain on the main episode and record its goal (the writing tools and the facts they need)."""
-        first = len(run.grounding)
+        first, first_action = len(run.grounding), len(run.actions)
         near = state.world.neighborhood([anchor]) if anchor else None
         if not await run_chain(state.call, plan.links, resolver, run, near, rng):
             return False
         keys = [g.get("fact") for g in run.grounding[first:]] + [
-            k for g in run.grounding[first:] for k in (g.get("select_by") or {}).values()]
+            k for g in run.grounding[first:] for k in [*(g.get("select_by") or {}).values(), *(g.get("names") or {}).values()]]
         writing = [t for t in plan.tools if self.manifest.tool(t).writes]
-        goals.append((writing, {k: run.facts.values[k] for k in keys if k}))
+        acts = {i for i in range(first_action, len(run.actions)) if self.manifest.tool(run.actions[i].tool).writes}
+        goals.append((writing, {k: run.facts.values[k] for k in keys if k}, argument_slots(run.grounding[first:], acts)))
         return True
 
     async def _grow(self, index: int, state: TaskState, first: ChainPlan, anchor: tuple[str, dict[str, Any]] | None,
@@ -291,7 +294,7 @@ class CandidateFactory:
         the gold from the main episode."""
         resolver = self._recording_resolver(state.world, rng)
         run = ChainRun()
-        goals: list[tuple[list[str], dict[str, Any]]] = []
+        goals: list[Goal] = []
         if persona is not None and not await identify(state, self.manifest, persona, resolver, run, rng):
             return Rejection("identification", f"no identification path found {persona[0]} {persona[1]}")
         if not await self.run_goal(state, first, anchor, resolver, run, rng, goals):
@@ -324,20 +327,24 @@ class CandidateFactory:
         diff = await state.diff()
         if diff.is_empty:
             return Rejection("no_effect", "the chain changed nothing")
+        identification = frozenset(g["action"] for g in run.grounding if g.get("fact") in run.identity_facts)
+        if drop_needless_reads(run, self.manifest, keep=identification):
+            goals = [(tools, {k: v for k, v in facts.items() if k in run.facts.values}, slots)
+                     for tools, facts, slots in goals]
         # Drawn apart from the main stream, so whether a task asks one more thing moves no other choice.
         follow = random.Random(f"{self.slug}:{self.seed}:{index}:follow-up")
         story = Story.around(self.manifest, state.world, anchor, self.people, diff)
-        question = (await ask_follow_up(self, state, resolver, run, anchor, story, follow)
-                    if self.questions and follow.random() < FOLLOW_UP_SHARE else None)
+        asked = await ask_follow_ups(self, state, resolver, run, anchor, story, follow, FOLLOW_UP_SHARES)
+        drop_repeated_reads(run, self.manifest)
         fingerprint = await state.fingerprint()
         distractors = sum(1 for op in state.setup if op.distractor)
-        difficulty = difficulty_of(len(run.actions), len(chains) + (question is not None), distractors)
+        difficulty = difficulty_of(len(run.actions), len(chains) + len(asked), distractors)
         user = build_user(self.manifest, goals, run.facts.values, run.optional_facts, difficulty, rng,
                           profile=acting_profile(state.world, self.manifest, run.actions)
                           or person_profile(state.world, run.facts.values), identity=run.identity_facts,
-                          question=question.asked if question else None)
+                          questions=[q.asked for q in asked], kind=resolver.principal[0] if resolver.principal else None)
         return Task(id=self.task_id(index), domain=self.slug, difficulty=difficulty, user=user,
-                    communicate=[question.answer] if question else [],
+                    communicate=[q.answer for q in asked],
                     persona=persona_ref(resolver), setup=state.ops, actions=run.actions, gold=GoldSpec(diff=diff, fingerprint=fingerprint),
                     meta=TaskMeta(seed_chain=first.tools, chains=[c.tools for c in chains],
                                   expanded_tools=expansion.tools, expanded_size=len(expansion.tools),

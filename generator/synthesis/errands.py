@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from generator.synthesis.chain import ChainPlan
     from generator.synthesis.executor import ChainRun
     from generator.synthesis.task_state import TaskState
+    from generator.synthesis.templates import Goal
 
 __all__ = ["STORY_ENDS", "STORY_ROWS", "further_errand"]
 
@@ -29,7 +30,7 @@ STORY_ROWS = 2  # rows the task added, and start-state story rows, each end tool
 
 async def further_errand(factory: CandidateFactory, state: TaskState, story: Story, ends: list[str],
                        anchor: tuple[str, dict[str, Any]] | None, length: int, resolver: ArgumentResolver,
-                       run: ChainRun, rng: random.Random, goals: list[tuple[list[str], dict[str, Any]]]) -> ChainPlan | None:
+                       run: ChainRun, rng: random.Random, goals: list[Goal]) -> ChainPlan | None:
     """The next errand of the same story, recorded on the task's episode: a chain ending in one of
     ``ends`` whose write names a story row; None, nothing kept, when no such chain runs."""
     before = story.written  # the story was built from the task's diff as it stands

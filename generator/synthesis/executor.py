@@ -282,6 +282,8 @@ def _record(run: ChainRun, tool: ToolSpec, arguments: dict[str, Any], chosen: di
             entry["call"], entry["field"] = pick.call, pick.path
             if pick.select_by:
                 entry["select_by"] = {name: run.facts.add(key, value) for name, (key, value) in pick.select_by.items()}
+            if pick.names:
+                entry["names"] = {name: run.facts.add(key, value) for name, (key, value) in pick.names.items()}
         run.grounding.append(entry)
 
 

@@ -51,7 +51,7 @@ class RuleGate:
     whole graph's c) or that has no tools left to draw on stops growing.
     """
 
-    def __init__(self, chances: tuple[float, ...] = (0.6, 0.3), ceiling: float = 0.6,
+    def __init__(self, chances: tuple[float, ...] = (0.85, 0.5), ceiling: float = 0.6,
                  min_feasibility: float = 0.35) -> None:
         self.chances, self.ceiling, self.min_feasibility = chances, ceiling, min_feasibility
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from generator.synthesis.persona import persona_ref
+from generator.synthesis.prune import drop_repeated_reads
 from generator.synthesis.slots import fill_slots, slot_names
 from generator.synthesis.story import Story
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
@@ -28,13 +29,14 @@ if TYPE_CHECKING:
     from generator.synthesis.executor import ChainRun
     from generator.synthesis.task_state import TaskState
 
-__all__ = ["FollowUp", "answer_row", "ask_follow_up", "build_question", "build_question_user", "wrong_asker"]
+__all__ = ["FollowUp", "answer_row", "ask_follow_up", "ask_follow_ups", "build_question", "build_question_user", "wrong_asker"]
 
 FOLLOW_UP_TRIES = 4  # questions tried before a task goes without a follow-up
 
 _FIRST_PERSON = re.compile(r"\b(my|me|I)\b")
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, quick question."]
 SECOND_QUESTION_SHARE = 0.85  # information tasks that ask a second thing about the same story
+THIRD_QUESTION_SHARE = 0.5  # and of those, the ones that ask a third
 
 
 def _rows(result: Any) -> list[dict[str, Any]]:
@@ -85,8 +87,12 @@ def wrong_asker(question: QuestionSpec, row: dict[str, Any], factory: CandidateF
     if resolver.principal is None:
         return None
     kind, key = resolver.principal
+    if question.asked_by and kind not in question.asked_by:
+        return f"a question only a {' or '.join(question.asked_by)} asks"
     own = factory.world.row(factory.manifest.principal(kind).table, key) or {}
     mine = {v for v in own.values() if isinstance(v, str) and len(v) >= 3}
+    if isinstance(own.get("first_name"), str) and isinstance(own.get("last_name"), str):
+        mine.add(f"{own['first_name']} {own['last_name']}")  # "my visit with Thomas Reyes" from Thomas Reyes
     if any(row.get(slot) in mine for slot in slot_names(question.text)):
         return "the question names the person asking it"
     people = {v for v in row.values() if isinstance(v, str | int) and not isinstance(v, bool) and v in factory.people}
@@ -122,6 +128,7 @@ class FollowUp:
 
     asked: str
     answer: str
+    text: str = ""  # the question as the author wrote it, slots unfilled
 
 
 async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
@@ -148,8 +155,32 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
             continue
         for slot in slot_names(question.text):  # what the question names, the user knows
             run.facts.add(slot, row[slot])
-        return FollowUp(asked=asked_text(question, row, factory.manifest.currency), answer=str(row[question.answer]))
+        return FollowUp(asked=asked_text(question, row, factory.manifest.currency), answer=str(row[question.answer]),
+                        text=question.text)
     return None
+
+
+async def ask_follow_ups(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
+                         anchor: tuple[str, dict[str, Any]] | None, story: Story, rng: random.Random,
+                         shares: tuple[float, ...], asked: tuple[str, ...] = (), answers: tuple[str, ...] = (),
+                         tries: int = FOLLOW_UP_TRIES) -> list[FollowUp]:
+    """Up to one more question per share, each asked with its chance once the one before was
+    answered (and then when does it arrive? and what did it cost?), never a question already
+    asked (``asked``: the author's texts) or one whose answer was already given (``answers``);
+    the first unanswerable one ends the run. ``tries`` questions are tried for the first."""
+    out: list[FollowUp] = []
+    skip, given = set(asked), set(answers)
+    for position, share in enumerate(shares):
+        if not factory.questions or rng.random() >= share:
+            break
+        more = await ask_follow_up(factory, state, resolver, run, anchor, story, rng, frozenset(skip),
+                                   tries=tries if position == 0 else FOLLOW_UP_TRIES)
+        if more is None or more.answer in given:
+            break
+        out.append(more)
+        skip.add(more.text)
+        given.add(more.answer)
+    return out
 
 
 async def build_question(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
@@ -183,13 +214,14 @@ async def build_question(factory: CandidateFactory, index: int, rng: random.Rand
                 run.facts.add(slot, row[slot])
             asked, answers = [asked_text(question, row, factory.manifest.currency)], [str(row[question.answer])]
             lone = len(run.actions) == 1  # a lone lookup is a search box, not a conversation: it must ask more
-            if follow.random() < SECOND_QUESTION_SHARE or lone:
-                story = Story.around(factory.manifest, state.world, anchor, factory.people, more=[row])
-                more = await ask_follow_up(factory, state, resolver, run, anchor, story, follow, frozenset({question.text}),
-                                           tries=len(factory.questions) if lone else FOLLOW_UP_TRIES)
-                if more is not None and more.answer not in answers:
-                    asked.append(more.asked)
-                    answers.append(more.answer)
+            story = Story.around(factory.manifest, state.world, anchor, factory.people, more=[row])
+            for more in await ask_follow_ups(factory, state, resolver, run, anchor, story, follow,
+                                             (1.0 if lone else SECOND_QUESTION_SHARE, THIRD_QUESTION_SHARE),
+                                             (question.text,), tuple(answers),
+                                             tries=len(factory.questions) if lone else FOLLOW_UP_TRIES):
+                asked.append(more.asked)
+                answers.append(more.answer)
+            drop_repeated_reads(run, factory.manifest)  # two questions one list answers: one call
             if len(run.actions) == 1:
                 last = Rejection("question_failed", f"{tool}: one read and no follow-up question about the same story")
                 continue

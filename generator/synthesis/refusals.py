@@ -22,7 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from generator.synthesis.executor import LinkSpec, run_tool
 from generator.synthesis.persona import persona_ref
+from generator.synthesis.prune import drop_repeated_reads
+from generator.synthesis.questions import ask_follow_ups
 from generator.synthesis.slots import fill_slots, slot_names
+from generator.synthesis.story import Story
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
@@ -59,18 +62,22 @@ def reason_facts(violation: ViolationSpec, row: dict[str, Any]) -> list[str]:
 
 
 def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str, Any], rng: random.Random,
-                       profile: str | None) -> UserSpec | None:
+                       profile: str | None, question: str | None = None, kind: str | None = None) -> UserSpec | None:
     """The request in the author's words (``ToolSpec.intents``); None when no phrasing's slots are known.
-    The simulated user does not know the policy: the agent must."""
-    usable = [i for i in tool.intents if set(slot_names(i)) <= set(known)]
+    The simulated user does not know the policy: the agent must. ``question`` is asked once the
+    request is settled either way (the pickup cannot be cancelled: then when is it?)."""
+    usable = [i for i in tool.phrasings(kind) if set(slot_names(i)) <= set(known)]
     if not usable:
         return None
     asked = fill_slots(rng.choice(usable), known, manifest.currency)
     known_text = ", ".join(f"{k} = {v!r}" for k, v in sorted(known.items()))
+    settled = (f"If the agent says it cannot do it, ask why unless it has told you, and accept it. Then ask: "
+               f"{sentence(question)} End the conversation once you have your answer." if question else
+               "If the agent says it cannot do it, ask why unless it has told you, then accept it and end the "
+               "conversation.")
     instruction = (f"{who_you_are(manifest, profile)} You want this: {sentence(asked)} "
                    f"Give these facts when the agent asks: {known_text}. "
-                   "If the agent says it cannot do it, ask why unless it has told you, then accept it and end the "
-                   "conversation. Do not invent other details; say you do not know.")
+                   f"{settled} Do not invent other details; say you do not know.")
     return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction,
                     known=dict(sorted(known.items())))
 
@@ -110,7 +117,7 @@ def _shows(seen: Observation, key: str, target: Any, because: list[str]) -> bool
 
 async def build_refusal(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
     """A refusal task: the request breaks a policy-only rule; the gold is its reads and no change."""
-    from generator.synthesis.candidate import ANCHOR_TRIES, Rejection, difficulty_of
+    from generator.synthesis.candidate import ANCHOR_TRIES, FOLLOW_UP_SHARE, Rejection, difficulty_of
 
     rule = rng.choice(factory.refusals)
     violation = rule.violation
@@ -146,13 +153,24 @@ async def build_refusal(factory: CandidateFactory, index: int, rng: random.Rando
             if not await check_the_row(factory, state, resolver, run, violation, target, anchor, rng):
                 last = Rejection("refusal_failed", f"{rule.id}: no read shows the row, so the agent could not see why")
                 continue
+            # Drawn apart from the main stream, so whether the user asks one more thing moves no other choice.
+            follow = random.Random(f"{factory.slug}:{factory.seed}:{index}:refusal-follow-up")
+            reasons = reason_facts(violation, row)
+            story = Story.around(factory.manifest, state.world, anchor, factory.people, more=[row])
+            more = next(iter(await ask_follow_ups(factory, state, resolver, run, anchor, story, follow,
+                                                  (FOLLOW_UP_SHARE,), answers=tuple(reasons))), None)
+            drop_repeated_reads(run, factory.manifest)
             user = build_refusal_user(factory.manifest, tool, run.facts.values, rng,
-                                      acting_profile(state.world, factory.manifest, [*run.actions, forbidden]))
+                                      acting_profile(state.world, factory.manifest, [*run.actions, forbidden]),
+                                      question=more.asked if more else None,
+                                      kind=resolver.principal[0] if resolver.principal else None)
             if user is None:
                 return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
             return Task(id=factory.task_id(index), domain=factory.slug,
-                        difficulty=difficulty_of(len(run.actions) + 1, 1, 0), kind="refusal", persona=persona_ref(resolver), user=user,
-                        actions=run.actions, communicate=reason_facts(violation, row), gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
+                        difficulty=difficulty_of(len(run.actions) + 1, 1 + (more is not None), 0), kind="refusal",
+                        persona=persona_ref(resolver), user=user, actions=run.actions,
+                        communicate=[*reasons, *([more.answer] if more else [])],
+                        gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),
                         meta=TaskMeta(seed_chain=plan.tools, chains=[plan.tools], expanded_tools=plan.tools,
                                       expanded_size=1, synthesis_seed=factory.seed, grounding=run.grounding,
                                       policy_rule=rule.id, forbidden=[forbidden]))

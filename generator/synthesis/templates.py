@@ -19,7 +19,10 @@ from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import TaskAction, UserSpec
 
-__all__ = ["acting_profile", "build_user", "goal_phrase", "person_profile"]
+__all__ = ["Goal", "acting_profile", "argument_slots", "build_user", "goal_phrase", "person_profile"]
+
+# One errand: its writing tools, the facts it needs, and which fact each slot of its phrasing means.
+Goal = tuple[list[str], dict[str, Any], dict[str, str]]
 
 _NAME_COLUMNS = ("full_name", "name", "display_name")
 _CONTACT_COLUMNS = ("email", "phone")
@@ -106,13 +109,14 @@ _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there.", "Hello, I hope you 
 _MORE = ["One more thing:", "While I have you:", "And another thing:", "Also:"]
 
 
-def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], rng: random.Random) -> str | None:
+def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], rng: random.Random,
+            kind: str | None = None) -> str | None:
     """The goal in the words the domain's author wrote for its writing tools (``ToolSpec.intents``),
     each slot filled with a fact the user knows; None when a tool has no phrasing whose slots are
     all known. The rng is drawn only when phrasings exist, so domains without them keep their bytes."""
     sentences = []
     for name in tools:
-        usable = [i for i in manifest.tool(name).intents if set(slot_names(i)) <= set(known)]
+        usable = [i for i in manifest.tool(name).phrasings(kind) if set(slot_names(i)) <= set(known)]
         if not usable:
             return None
         sentences.append(fill_slots(rng.choice(usable), known, manifest.currency))
@@ -130,38 +134,77 @@ def sentence(text: str) -> str:
     return text if text.endswith((".", "?", "!")) else f"{text}."
 
 
-def _goal_view(known: dict[str, Any], goal_facts: dict[str, Any]) -> dict[str, Any]:
+def argument_slots(records: list[dict[str, Any]], writing: set[int]) -> dict[str, str]:
+    """Slot -> fact key, from the grounding of an errand's writing actions (``writing``: their
+    indexes): ``{name}`` is the fact the ``name`` argument was given, ``{device_name}`` the name
+    the ``device_id`` argument's row was told apart by. An id that refers to another row than the
+    one it was read from (``names``) is named by that row's label; its selector describes the
+    row it was read from (the device whose room it is) and fills no slot of this argument."""
+    slots: dict[str, str] = {}
+    for record in records:
+        if record.get("action") not in writing:
+            continue
+        param = record["argument"]
+        entity = param[:-3] if param.endswith("_id") else param
+        if record.get("source") == "user" and record.get("fact"):
+            slots[param] = record["fact"]
+        described = record.get("names") or record.get("select_by") or {}
+        for field, fact in described.items():
+            if "[]." not in field:
+                slots[field if field.startswith(f"{entity}_") else f"{entity}_{field}"] = fact
+    return slots
+
+
+def _goal_view(known: dict[str, Any], goal_facts: dict[str, Any], tools: list[str] | tuple[str, ...] = (),
+               slots: dict[str, str] | None = None) -> dict[str, Any]:
     """The known facts as one goal's phrasing sees them: its own ``device_name_2`` fills a
-    ``{device_name}`` slot, so a second errand names its own device, not the first one's."""
+    ``{device_name}`` slot, so a second errand names its own device, not the first one's, and its
+    own role-named ``room_name`` (``FactBook.add``: the name of the room that ``create_room``
+    makes, beside an automation's ``name``) fills that tool's ``{name}``. ``slots``
+    (``argument_slots``) say it exactly, from what each argument was given, and win."""
     view = dict(known)
+    roles = [tool.partition("_")[2] for tool in tools if "_" in tool]
     for key in goal_facts:
+        if key not in known:
+            continue
         base = re.sub(r"_\d+$", "", key)
-        if key in known and base != key:
+        if base != key:
             view[base] = known[key]
+        for role in roles:
+            if base.startswith(f"{role}_"):
+                view[base[len(role) + 1:]] = known[key]
+    for slot, key in (slots or {}).items():
+        if key in known:
+            view[slot] = known[key]
     return view
 
 
-def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, Any]]], facts: dict[str, Any],
+def build_user(manifest: DomainManifest, goals: list[Goal], facts: dict[str, Any],
                optional: set[str], difficulty: str, rng: random.Random, profile: str | None = None,
-               identity: frozenset[str] = frozenset(), question: str | None = None) -> UserSpec:
+               identity: frozenset[str] = frozenset(), questions: list[str] | None = None,
+               kind: str | None = None) -> UserSpec:
     """Opening, simulator instruction, known and withheld facts for the (writing tools, their facts) goals.
 
     ``profile`` (``person_profile``) is who the simulated user is, stated in the instruction only;
     ``identity`` are the facts that identify them (email; name and date of birth), never withheld;
-    ``question`` is asked once the errands are done (its answer is the task's ``communicate``).
+    ``questions`` are asked once the errands are done, one after another (their answers are the
+    task's ``communicate``); ``kind`` is the persona's principal kind, whose own phrasings
+    (``ToolSpec.intents_by_kind``) it may use.
     """
+    questions = questions or []
     # An optional argument the gold sets is something the user wants: they say it unprompted, or an
     # agent doing exactly what was asked would score 0. Only a required fact may wait to be asked for.
     volunteered = {k for k in facts if k in optional and k not in identity}
     withheld_keys: set[str] = set()
     spare = sorted(k for k in facts if k not in volunteered and k not in identity
-                   and not (question and str(facts[k]) in question))  # what the question names is said
+                   and not any(str(facts[k]) in q for q in questions))  # what a question names is said
     if difficulty != "easy" and len(spare) > 2:
         withheld_keys.add(rng.choice(spare[1:]))
     known = {k: v for k, v in sorted(facts.items()) if k not in withheld_keys}
     withheld = {k: v for k, v in sorted(facts.items()) if k in withheld_keys}
-    first_tool, first_facts = goals[0]
-    intents = [_intent(manifest, tool, _goal_view(known, goal_facts), rng) for tool, goal_facts in goals]
+    first_tool, first_facts, _ = goals[0]
+    intents = [_intent(manifest, tool, _goal_view(known, goal_facts, tool, slots), rng, kind)
+               for tool, goal_facts, slots in goals]
     if all(intents):  # the domain's author wrote how people ask for this: say it that way
         # one person's errands in one conversation: the second is announced, not glued on
         more = "".join(f" {rng.choice(_MORE)} {intent}" for intent in intents[1:])
@@ -170,15 +213,15 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     else:
         in_opening = {k: v for k, v in first_facts.items() if k in known and _mentionable(k, v)}
         opening = rng.choice(_OPENINGS).format(goal=goal_phrase(first_tool, in_opening))
-        for tool, more in goals[1:]:
+        for tool, more, _ in goals[1:]:
             opening += rng.choice(_JOIN).format(goal=goal_phrase(tool, {k: v for k, v in more.items()
                                                                         if k in known and _mentionable(k, v)}))
-        steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f in goals)
+        steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f, _ in goals)
     asked = {k: v for k, v in known.items() if k not in volunteered}
     known_text = ", ".join(f"{k} = {v!r}" for k, v in asked.items()) or "nothing beyond the opening"
     withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
     said_text = ", ".join(f"{k} = {v!r}" for k, v in known.items() if k in volunteered)
-    then = f" Once that is done, ask: {sentence(question)}" if question else ""
+    then = "".join(f" Once that is {'done' if n == 0 else 'answered'}, ask: {sentence(q)}" for n, q in enumerate(questions))
     instruction = f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)}{then} "
     if said_text:
         instruction += f"Say these as part of your request, without being asked: {said_text}. "
@@ -186,5 +229,5 @@ def build_user(manifest: DomainManifest, goals: list[tuple[list[str], dict[str, 
     if withheld_text:
         instruction += f" Give these only if the agent asks for them specifically: {withheld_text}."
     instruction += (" Do not invent other details; say you do not know. End the conversation once it is done"
-                    + (" and you have your answer." if question else "."))
+                    + (f" and you have your answer{'s' if len(questions) > 1 else ''}." if questions else "."))
     return UserSpec(opening=opening, instruction=instruction, known=known, withheld=withheld)

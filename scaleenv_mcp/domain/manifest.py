@@ -189,6 +189,10 @@ class QuestionSpec(_Strict):
         "answering row that tell it apart (its title, its date): 'When is {title} due back?'."
     )
     answer: str = Field(description="The result field whose value answers it, e.g. due_on.")
+    asked_by: list[str] = Field(
+        default_factory=list, description="Principal kinds who ask this (a coupon's expiry is a learner's "
+        "question, not an instructor's); empty: anyone the tool serves."
+    )
 
 
 class ToolSpec(_Strict):
@@ -218,6 +222,12 @@ class ToolSpec(_Strict):
         "to return {loan_title}.' Task synthesis words a request with one whose slots the user knows. An amount in "
         "minor units is written {amount_cents:money} (see ``DomainManifest.currency``).",
     )
+    intents_by_kind: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="Phrasings only a principal of that kind uses, beside ``intents`` (a clinician's 'Please add a "
+        "{drug_class} allergy to my patient's record.', a patient's 'Please cancel my visit with "
+        "{appointment_clinician_name}.'), keyed by principal kind.",
+    )
     questions: list[QuestionSpec] = Field(
         default_factory=list,
         description="Read tools: questions a person asks that the tool answers; information tasks are built from them.",
@@ -243,6 +253,10 @@ class ToolSpec(_Strict):
             if banned in text:
                 raise ValueError(f"must not use {banned} (outside the function-calling subset)")
         return schema
+
+    def phrasings(self, kind: str | None = None) -> list[str]:
+        """How a person of ``kind`` asks for this: the shared intents, then that kind's own."""
+        return [*self.intents, *self.intents_by_kind.get(kind or "", [])]
 
     @property
     def parameters(self) -> list[str]:
@@ -321,6 +335,14 @@ class DomainManifest(_Strict):
                 if missing:
                     raise ValueError(f"principal {principal.kind}: tool {path.tool} has no argument(s) {sorted(missing)}")
         for tool in self.tools:
+            for kind in tool.intents_by_kind:
+                if kind not in kinds:
+                    raise ValueError(f"tool {tool.name}: intents for {kind!r}, which is not a declared principal")
+            for question in tool.questions:
+                for kind in question.asked_by:
+                    if kind not in kinds:
+                        raise ValueError(f"tool {tool.name}: question {question.text!r} is asked by {kind!r}, "
+                                         "which is not a declared principal")
             if tool.acting is None:
                 continue
             if tool.acting.argument not in tool.parameters:

@@ -65,7 +65,8 @@ class TaskMeta(_Model):
         default=None, description="C1 as the LLM wrote it (def chain(call): ...), when a chain writer wrote it."
     )
     chains: list[list[str]] = Field(
-        default_factory=list, description="Tools of every chain C1..Cn the task was grown from, C1 first."
+        default_factory=list, description="Tools of every chain C1..Cn the task was grown from, C1 first "
+        "(a read of a chain the gold did not need is not among the actions)."
     )
     expanded_tools: list[str] = Field(default_factory=list, description="The expanded tool set H.")
     expanded_size: int = Field(default=0, description="|H|.")

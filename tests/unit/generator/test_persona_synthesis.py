@@ -82,7 +82,7 @@ def test_information_tasks_ask_what_a_read_answers_and_change_nothing(synthesize
     manifest = load_domain(package).manifest
     for task in asked:
         assert task.gold is not None and task.gold.diff.is_empty
-        assert 1 <= len(task.communicate) <= 2 and task.user.opening.endswith("?")
+        assert 1 <= len(task.communicate) <= 3 and task.user.opening.endswith("?")  # a question, then up to two more
         assert not any(manifest.tool(a.tool).is_writing for a in task.actions)
         assert task.user.withheld == {}
 
@@ -99,7 +99,9 @@ def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_
     for task in refusals:  # the agent has seen the overdue loan before it says no, and must say why
         assert any("loans" in manifest.tool(a.tool).reads for a in task.actions), task.id
         assert not any(manifest.tool(a.tool).is_writing for a in task.actions), task.id
-        assert len(task.communicate) == 1 and task.communicate[0] < manifest.clock[:10], task.communicate
+        assert task.communicate[0] < manifest.clock[:10], task.communicate  # the due date passed: the reason
+        # one more thing about the same loan, once the request is settled: its answer is told too
+        assert len(task.communicate) == 1 + ("Then ask:" in task.user.instruction), task.communicate
     # a refusal whose forbidden call the tool itself refuses proves nothing about the policy
     renewed_already = refusals[0].model_copy(deep=True, update={"id": "tool-says-no"})
     renewed_already.meta.forbidden[0].arguments["loan_id"] = "LN-00002"
@@ -135,6 +137,31 @@ def test_a_second_errand_names_its_own_row_not_the_first_ones():
     assert _goal_view(known, {"device_name": "Main Thermostat"})["device_name"] == "Main Thermostat"
     assert _goal_view(known, {"device_name_2": "Kitchen Lights"})["device_name"] == "Kitchen Lights"
     assert _goal_view(known, {"device_name_2": "Kitchen Lights"})["email"] == "ada@example.org"
+    # the room create_room makes is named by its role beside an automation's name (smart_home-1-0245)
+    both = {"name": "Dim the lights at 9", "room_name": "Sunroom"}
+    assert _goal_view(both, {"room_name": "Sunroom"}, ["create_room"])["name"] == "Sunroom"
+    assert _goal_view(both, {"name": "Dim the lights at 9"}, ["create_automation"])["name"] == "Dim the lights at 9"
+
+
+def test_a_phrasing_names_what_each_argument_was_given():
+    """smart_home-1-0385: the room a device moves into was read off the Kettle Plug's row, so the
+    Kettle Plug's name describes the room's source, not the device moved: {device_name} is the
+    moved device's own selector and {room_name} the room's label."""
+    from generator.synthesis.templates import _goal_view, argument_slots
+
+    records = [
+        {"action": 3, "argument": "device_id", "source": "call", "call": 1, "field": "items[0].device_id",
+         "select_by": {"name": "device_name"}},
+        {"action": 3, "argument": "room_id", "source": "call", "call": 1, "field": "items[3].room_id",
+         "select_by": {"name": "device_name_2"}, "names": {"name": "room_name"}},
+        {"action": 3, "argument": "note", "source": "user", "fact": "note_2"},
+        {"action": 2, "argument": "lock_state", "source": "user", "fact": "lock_state"},
+    ]
+    slots = argument_slots(records, {3})
+    assert slots == {"device_name": "device_name", "room_name": "room_name", "note": "note_2"}
+    known = {"device_name": "Front Door Lock", "device_name_2": "Kettle Plug", "room_name": "Kitchen", "note_2": "x"}
+    view = _goal_view(known, {"device_name_2": "Kettle Plug", "room_name": "Kitchen"}, ["move_device"], slots)
+    assert (view["device_name"], view["room_name"], view["note"]) == ("Front Door Lock", "Kitchen", "x")
 
 
 def test_action_tasks_ask_one_more_thing_about_their_story_once_the_errand_is_done(synthesized):
@@ -144,7 +171,11 @@ def test_action_tasks_ask_one_more_thing_about_their_story_once_the_errand_is_do
     assert asking, "nine action tasks in ten try a follow-up question and the fixture's reads carry questions"
     for task in asking:
         writes = [i for i, a in enumerate(task.actions) if manifest.tool(a.tool).is_writing]
-        assert len(task.communicate) == 1 and not manifest.tool(task.actions[-1].tool).is_writing
+        assert not manifest.tool(task.actions[-1].tool).is_writing
         assert max(writes) < len(task.actions) - 1, "the question comes after the errand"
         assert "Once that is done, ask:" in task.user.instruction
-        assert task.communicate[0] not in {str(v) for v in {**task.user.known, **task.user.withheld}.values()}
+        # a second question, when there is one, once the first is answered; never one answered already
+        assert len(task.communicate) == 1 + ("Once that is answered, ask:" in task.user.instruction) <= 2
+        assert len(set(task.communicate)) == len(task.communicate)
+        said = {str(v) for v in {**task.user.known, **task.user.withheld}.values()}
+        assert not said & set(task.communicate), task.id

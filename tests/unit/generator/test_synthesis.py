@@ -133,3 +133,44 @@ def test_the_user_profile_is_the_person_the_facts_name():
     assert person_profile(world, {"member_id": "MEM-00001"}) == "Ada Byron (ada@example.org)"
     assert person_profile(world, {"loan_id": "LN-00007"}) == "Alan Turing (alan@example.org)"  # through the loan's member
     assert person_profile(world, {"book_id": "BK-00001", "text": "Dune"}) is None
+
+
+def test_only_ids_flow_and_each_list_they_come_from_needs_a_name():
+    """An id out of a list of lists is picked by a field at every level (the Dune of the Central
+    branch); a title never flows from a result into a call: the user says what a row should hold."""
+    from generator.synthesis.arguments import ArgumentResolver, Observation
+
+    loaded = load_domain(FIXTURE)
+    resolver = ArgumentResolver(loaded.manifest, World(loaded.manifest, loaded.seed), random.Random(0))
+    branches = {"items": [{"name": "Central", "books": [{"book_id": "BK-00001", "title": "Dune"},
+                                                        {"book_id": "BK-00003", "title": "Emma"}]},
+                          {"name": "Harbour", "books": [{"book_id": "BK-00007", "title": "Dune"}]}]}
+    assert resolver.selector(branches, "items[0].books[0].book_id", "book_id") == {
+        "title": ("book_title", "Dune"), "items[].name": ("item_name", "Central")}
+    twins = {"items": [{"name": "Central", "books": [{"book_id": "BK-00001"}]}, {"name": "Central", "books": []}]}
+    assert resolver.selector(twins, "items[0].books[0].book_id", "book_id") is None
+    borrow = loaded.manifest.tool("borrow_book")
+    seen = [Observation(index=0, tool="find_books", result={"items": [{"book_id": "BK-00001", "member_id": "MEM-00001"}]})]
+    assert [c.value for c in resolver.from_results(borrow, "book_id", seen, None)] == ["BK-00001"]
+    find = loaded.manifest.tool("find_books")
+    titled = [Observation(index=0, tool="find_books", result={"items": [{"book_id": "BK-00001", "text": "Dune"}]})]
+    assert resolver.from_results(find, "text", titled, None) == []
+
+
+def test_a_reference_a_write_takes_from_another_row_comes_with_its_name():
+    """Borrowing the book a loan is of is fair only when the user names that book: the id is a
+    reference in the loan, not the loan's own id, so the book's title becomes a fact."""
+    from generator.synthesis.arguments import ArgumentResolver, Observation
+
+    loaded = load_domain(FIXTURE)
+    world = World(loaded.manifest, loaded.seed)
+    resolver = ArgumentResolver(loaded.manifest, world, random.Random(0))
+    borrow = loaded.manifest.tool("borrow_book")
+    loans = [Observation(index=0, tool="get_member", result={"loan_id": "LN-00007", "book_id": "BK-00002"})]
+    (picked,) = resolver.from_results(borrow, "book_id", loans, None)
+    assert picked.names == {"title": ("book_title", world.row("books", "BK-00002")["title"])}
+    own = [Observation(index=0, tool="find_books", result={"book_id": "BK-00002", "title": "x"})]
+    assert resolver.from_results(borrow, "book_id", own, None)[0].names == {}
+    find = loaded.manifest.tool("get_member")  # a read takes what it likes: nothing is scored on it
+    assert resolver.from_results(find, "member_id", [Observation(index=0, tool="x", result={
+        "loan_id": "LN-00007", "member_id": "MEM-00002"})], None)[0].names == {}

@@ -133,6 +133,9 @@ def test_internal_ids_cannot_be_user_visible():
     (lambda m: m["policy_rules"][0].update(tools=["renew_loan"]), "names unknown tool 'renew_loan'"),
     (lambda m: m["principals"][0].update(key="email_address"), "has no column 'email_address'"),
     (lambda m: m["principals"][0]["identify"][0].update(keys=["phone"]), "has no argument(s) ['phone']"),
+    (lambda m: m["tools"][0].update(questions=[{"text": "When is {title} due?", "answer": "due_on",
+                                                "asked_by": ["clerk"]}]), "is asked by 'clerk'"),
+    (lambda m: m["tools"][1].update(intents_by_kind={"clerk": ["Return it."]}), "intents for 'clerk'"),
 ])
 def test_the_manifest_refuses_references_that_do_not_resolve(edit: Any, message: str):
     manifest = _edited()
@@ -145,3 +148,12 @@ def test_policy_only_rules_follow_the_policy_in_what_the_agent_reads():
     text = DomainManifest.model_validate(MANIFEST).agent_policy
     assert text.startswith("Act for one member.")
     assert "do not check for you" in text and "- Return at most one loan per request." in text
+
+
+def test_a_principal_kind_has_phrasings_of_its_own_beside_the_shared_ones():
+    manifest = _edited()
+    manifest["tools"][1].update(intents=["I'd like to return a loan."],
+                                intents_by_kind={"member": ["I'm done with {loan_title}; here it is back."]})
+    tool = DomainManifest.model_validate(manifest).tool("return_loan")
+    assert tool.phrasings("member") == ["I'd like to return a loan.", "I'm done with {loan_title}; here it is back."]
+    assert tool.phrasings(None) == tool.phrasings("clerk") == ["I'd like to return a loan."]

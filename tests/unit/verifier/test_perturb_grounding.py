@@ -7,7 +7,7 @@ from pathlib import Path
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import RowOp, Task
 from verifier.grounding import check_grounding
-from verifier.paths import get_path, leaf_values, parent_list
+from verifier.paths import get_path, leaf_values, list_levels, parent_list, selector_field
 from verifier.perturb import argument_variants, changed_value, distractor_variants
 from verifier.replay import ActionResult
 
@@ -84,3 +84,29 @@ def test_grounding_rejects_missing_facts_wrong_fields_and_ambiguous_picks():
     missing = _task()
     missing.meta.grounding.pop(1)
     assert check_grounding(missing, results) == ["action 1 borrow_book.member_id: no grounding record"]
+
+
+BRANCHES = {"items": [{"name": "Central", "books": [{"book_id": "BK-00001", "title": "Dune"}, {"book_id": "BK-00003", "title": "Emma"}]},
+                      {"name": "Harbour", "books": [{"book_id": "BK-00007", "title": "Dune"}]}]}
+
+
+def test_grounding_needs_a_selector_for_every_list_the_value_is_in():
+    """A book out of one branch's shelf is the user's only when they also say which branch: the
+    title alone is unique on that shelf but not across the branches (express-0361's addresses)."""
+    results = [ActionResult(tool="find_books", ok=True, result=BRANCHES), ActionResult(tool="borrow_book", ok=True, result={})]
+    task = _task()
+    task.meta.grounding[2]["field"] = "items[0].books[0].book_id"
+    assert "2 elements of items of call 0 with nothing" in check_grounding(task, results)[0]
+    task.user.known["branch_name"] = "Central"
+    task.meta.grounding[2]["select_by"] = {"title": "book_title", "items[].name": "branch_name"}
+    assert check_grounding(task, results) == []
+    task.user.known["branch_name"] = "Harbour"
+    assert "matches elements [1] of items" in check_grounding(task, results)[0]
+    task.meta.grounding[2]["select_by"] = {"title": "book_title", "shelves[].name": "branch_name"}
+    assert "names the list 'shelves'" in check_grounding(task, results)[0]
+
+
+def test_paths_list_every_level():
+    assert list_levels("items[0].books[1].title") == [("items", 0), ("items[0].books", 1)]
+    assert selector_field("items[].name", "items[0].books[1].title") == ("items", "name")
+    assert selector_field("title", "items[0].books[1].title") == ("items[0].books", "title")

@@ -69,6 +69,12 @@ def _element_entity(head: str) -> str | None:
     return singular(name) if name and name not in _GENERIC_LISTS else None
 
 
+def _own_id(row: dict[str, Any]) -> str | None:
+    """The id a result row is about: its first ``*_id`` field (a device's ``device_id`` before the
+    ``room_id`` it refers to)."""
+    return next((k for k in row if k.endswith("_id")), None)
+
+
 def _selector_order(item: tuple[str, Any]) -> tuple[int, str]:
     name, value = item
     if is_label_column(name) and isinstance(value, str):
@@ -140,7 +146,7 @@ class ArgumentResolver:
             return {}
         steps = split_path(path)
         holder = get_path(result, join_path(steps[:-1])) if len(steps) > 1 else result
-        own = next((k for k in holder if k.endswith("_id")), None) if isinstance(holder, dict) else None
+        own = _own_id(holder) if isinstance(holder, dict) else None
         if own is None or own == steps[-1]:
             return {}
         table = self.world.key_table(param)
@@ -161,7 +167,7 @@ class ArgumentResolver:
             return None
         # The element's entity names the fact (a device's name, not a "home_name"): the list's name,
         # else the element's own id (every id taken from one quote is picked by that quote's weight).
-        own = next((k for k in element if k.endswith("_id")), None)
+        own = _own_id(element)
         entity = _element_entity(head) or entity_name(own or param or "item", self.world)
         # A person tells rows apart by what they can see (a title, a date), never by an internal id.
         scalars = [(k, v) for k, v in element.items()
@@ -188,7 +194,7 @@ class ArgumentResolver:
                 if leaf != param or value is None or (obs.index, repr(value)) in seen or not self.fits(tool, param, value):
                     continue
                 select = self.selector(obs.result, path, param)
-                names = self.referenced_name(tool, obs.result, path, param, value)
+                names = self.referenced_name(tool, obs.result, path, param, value) if select is not None else None
                 if select is None or names is None:
                     continue
                 seen.add((obs.index, repr(value)))

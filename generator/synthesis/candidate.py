@@ -23,7 +23,7 @@ from generator.synthesis.arguments import ArgumentResolver, Observation
 from generator.synthesis.chain import ChainPlan, ChainSampler
 from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
 from generator.synthesis.errands import further_errand
-from generator.synthesis.executor import ChainRun, LinkSpec, run_chain, run_tool
+from generator.synthesis.executor import ChainRun, LinkSpec, named_facts, run_chain, run_tool
 from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
 from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
 from generator.synthesis.lookups import lookup_sources
@@ -281,8 +281,7 @@ class CandidateFactory:
         near = state.world.neighborhood([anchor]) if anchor else None
         if not await run_chain(state.call, plan.links, resolver, run, near, rng):
             return False
-        keys = [g.get("fact") for g in run.grounding[first:]] + [
-            k for g in run.grounding[first:] for k in [*(g.get("select_by") or {}).values(), *(g.get("names") or {}).values()]]
+        keys = named_facts(run.grounding[first:])
         writing = [t for t in plan.tools if self.manifest.tool(t).writes]
         acts = {i for i in range(first_action, len(run.actions)) if self.manifest.tool(run.actions[i].tool).writes}
         goals.append((writing, {k: run.facts.values[k] for k in keys if k}, argument_slots(run.grounding[first:], acts)))

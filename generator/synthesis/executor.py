@@ -27,7 +27,7 @@ from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import HarnessError
 from verifier.paths import get_path, join_path, leaf_values
 
-__all__ = ["CallFn", "ChainRun", "FactBook", "LinkSpec", "run_chain", "run_tool"]
+__all__ = ["CallFn", "ChainRun", "FactBook", "LinkSpec", "named_facts", "run_chain", "run_tool"]
 
 CallFn = Callable[[str, dict[str, Any]], Awaitable[CallOutcome]]
 ATTEMPTS = 8
@@ -285,6 +285,13 @@ def _record(run: ChainRun, tool: ToolSpec, arguments: dict[str, Any], chosen: di
             if pick.names:
                 entry["names"] = {name: run.facts.add(key, value) for name, (key, value) in pick.names.items()}
         run.grounding.append(entry)
+
+
+def named_facts(records: list[dict[str, Any]]) -> list[str]:
+    """The user facts grounding records name: the facts arguments were given, then the selectors
+    that pick list elements and the labels of referenced rows (``_record`` writes them)."""
+    return [g["fact"] for g in records if g.get("fact")] + [
+        key for g in records for key in [*(g.get("select_by") or {}).values(), *(g.get("names") or {}).values()]]
 
 
 async def run_chain(call: CallFn, links: list[LinkSpec], resolver: ArgumentResolver, run: ChainRun,

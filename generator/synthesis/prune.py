@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.synthesis.executor import ChainRun
+from generator.synthesis.executor import ChainRun, named_facts
 from scaleenv_mcp.domain.manifest import DomainManifest
 from verifier.paths import list_levels
 
@@ -67,8 +67,7 @@ def _remove(run: ChainRun, gone: set[int], forget: bool) -> None:
     run.observations = kept
     if not forget:
         return
-    used = {g["fact"] for g in run.grounding if g.get("fact")} | {
-        f for g in run.grounding for f in [*(g.get("select_by") or {}).values(), *(g.get("names") or {}).values()]}
+    used = set(named_facts(run.grounding))
     for key in [k for k in run.facts.values if k not in used and k not in run.identity_facts]:
         del run.facts.values[key]
     run.optional_facts &= used

@@ -110,7 +110,9 @@ class Task(_Model):
     communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")
     kind: Literal["action", "information", "refusal"] = Field(
         default="action", description="action: change the world as asked; information: tell the user what they asked "
-        "(the communicate facts); refusal: a policy says no, the right outcome is no change and the reason told (the communicate facts, when the rule names them). Omitted from the line when "
+        "(the communicate facts); refusal: a policy says no to what the user asks (meta.forbidden), the right outcome is "
+        "that it is not done and the reason is told (the communicate facts, when the rule names them); a mixed request's "
+        "other, allowed errand is done (the gold diff; empty when there is none). Omitted from the line when "
         "action.")
     persona: PersonaRef | None = Field(
         default=None, description="The principal the user is. When set, the verifier holds the task to it: every gold "

@@ -79,3 +79,17 @@ async def test_multi_chain_tasks_pass_every_gate(slug: str, tmp_path: Path):
     actions = iter(a.tool for a in grown[0].actions)
     assert all(tool in actions for chain in grown[0].meta.chains for tool in chain if manifest.tool(tool).is_writing)
     await _replay(slug, grown, tmp_path)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("slug", WITH_TASKS)
+async def test_mixed_refusals_do_the_allowed_errand_and_refuse_the_other(slug: str, tmp_path: Path):
+    """A refusal whose user also asks for something allowed: its gold writes (the allowed errand)
+    replay through every gate, the forbidden call is not among them, and the user asks for both."""
+    tasks = sample_tasks(list(load_domain(DOMAINS / slug).tasks.values()), None)
+    mixed = [t for t in tasks if t.kind == "refusal" and t.gold is not None and not t.gold.diff.is_empty]
+    assert mixed, f"{slug}: synthesis made no mixed refusal"
+    task = mixed[0]
+    assert task.meta.forbidden and task.meta.forbidden[0] not in task.actions
+    assert "You also want this:" in task.user.instruction
+    await _replay(slug, [task], tmp_path)

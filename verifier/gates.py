@@ -30,7 +30,7 @@ from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
 from verifier.grounding import check_grounding
 from verifier.perturb import argument_variants, distractor_variants
-from verifier.realism import task_problems
+from verifier.realism import start_rows, task_problems
 from verifier.replay import ReplayOutcome, Transport, replay_actions
 
 __all__ = ["GATES", "GateResult", "TaskVerdict", "verify_task"]
@@ -94,7 +94,7 @@ async def verify_task(task: Task, transport: Transport, manifest: DomainManifest
         verdict.add("gold_fingerprint", gold.fingerprint == task.gold.fingerprint,
                     "" if gold.fingerprint == task.gold.fingerprint else
                     f"replay reached {(gold.fingerprint or '')[:12]}, gold says {task.gold.fingerprint[:12]}")
-        problems = check_grounding(task, gold.results)
+        problems = check_grounding(task, gold.results, manifest, start_rows(seed, task) if seed is not None else None)
         verdict.add("grounding", not problems, "; ".join(problems[:3]))
         problems = task_problems(task, manifest, seed, [r.result for r in gold.results])
         verdict.add("realism", not problems, "; ".join(problems[:3]))

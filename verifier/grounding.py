@@ -6,12 +6,16 @@ value, or a field of an earlier action's result in this replay. A value picked o
 list must come with a selector for every list it is in: element fields whose values are user
 facts and which match exactly that one element, so the agent can tell which row the user meant
 (an address out of one customer's addresses is picked by its label, and the customer by a name).
+A reference a write takes from another row ("move it into the Kitchen") names that row: the
+record's ``names`` maps the row's columns to the user facts that say them, and given the start
+state the row must hold those values (a row the gold itself adds is looked up there).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
 from verifier.paths import get_path, list_levels, selector_field
@@ -66,8 +70,30 @@ def _check_call(record: dict[str, Any], index: int, value: Any, results: list[Ac
     return None
 
 
-def check_grounding(task: Task, results: list[ActionResult]) -> list[str]:
-    """Problems with the grounding of each argument, given the results of the gold replay."""
+def _check_names(record: dict[str, Any], value: Any, facts: dict[str, Any], task: Task,
+                 manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> str | None:
+    """The row ``value`` refers to holds what the user calls it by."""
+    table, names = record.get("table"), record.get("names") or {}
+    if not names:
+        return None
+    known = {t.name: t.primary_key for t in manifest.tables}
+    if table not in known or len(known[table]) != 1:
+        return f"names a row of {table!r}, which has no single-column key"
+    key = known[table][0]
+    added = task.gold.diff.tables[table].added if task.gold and table in task.gold.diff.tables else []
+    candidates = [r for r in [*rows.get(table, []), *added] if _same(r.get(key), value)]
+    for column, fact in names.items():
+        if fact not in facts:
+            return f"names fact {fact!r} is not something the user says"
+        if not any(_same(row.get(column), facts[fact]) for row in candidates):
+            return f"the {table} row {value!r} is not called {facts[fact]!r} ({column})"
+    return None
+
+
+def check_grounding(task: Task, results: list[ActionResult], manifest: DomainManifest | None = None,
+                    rows: dict[str, list[dict[str, Any]]] | None = None) -> list[str]:
+    """Problems with the grounding of each argument, given the results of the gold replay;
+    ``manifest`` and ``rows`` (the start state, ``verifier.realism.start_rows``) enable the check of ``names``."""
     facts = {**task.user.known, **task.user.withheld}
     records = {(g.get("action"), g.get("argument")): g for g in task.meta.grounding}
     problems: list[str] = []
@@ -86,6 +112,8 @@ def check_grounding(task: Task, results: list[ActionResult]) -> list[str]:
                     problems.append(f"{where}: the user's {fact!r} is {facts[fact]!r}, not {value!r}")
             elif record.get("source") == "call":
                 problem = _check_call(record, index, value, results, facts)
+                if problem is None and manifest is not None and rows is not None:
+                    problem = _check_names(record, value, facts, task, manifest, rows)
                 if problem:
                     problems.append(f"{where}: {problem}")
             else:

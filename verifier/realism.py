@@ -26,12 +26,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import ConditionSpec, DomainManifest, ViolationSpec
-from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task import Task, TaskAction
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import said_tokens, wanted_tokens
 
-__all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "internal_ids", "named_internal_ids", "realism_report",
-           "task_problems"]
+__all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "broken_rules", "internal_ids", "named_internal_ids", "realism_report",
+           "start_rows", "task_problems"]
 
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*[A-Za-z0-9]|[A-Za-z0-9]")
 
@@ -113,12 +113,24 @@ def breaks(violation: ViolationSpec, row: dict[str, Any], today: str) -> bool:
     return all(_holds(c, row.get(c.column), today) for c in violation.where)
 
 
-def _rows(seed: dict[str, list[dict[str, Any]]], task: Task) -> dict[str, list[dict[str, Any]]]:
-    inserted: dict[str, list[dict[str, Any]]] = {}
+def start_rows(seed: dict[str, list[dict[str, Any]]], task: Task) -> dict[str, list[dict[str, Any]]]:
+    """The task's start state as rows per table: the seed with its setup applied (inserts, updates
+    and deletes, matched by their key columns)."""
+    rows = {name: [dict(r) for r in table] for name, table in seed.items()}
     for op in task.setup:
+        table = rows.setdefault(op.table, [])
         if op.op == "insert" and op.row:
-            inserted.setdefault(op.table, []).append(op.row)
-    return {name: [*seed.get(name, []), *inserted.get(name, [])] for name in {*seed, *inserted}}
+            table.append(dict(op.row))
+            continue
+        key = op.key or {}
+        matching = [r for r in table if all(r.get(k) == v for k, v in key.items())]
+        for row in matching:
+            if op.op == "delete":
+                table.remove(row)
+            elif op.values:
+                row.update(op.values)
+    return rows
+
 
 
 def _user_texts(task: Task) -> dict[str, str]:
@@ -141,7 +153,7 @@ def named_internal_ids(texts: dict[str, str], task: Task, manifest: DomainManife
     For text that is not yet the task's (an LLM's rewording of its user side): the same tokens and
     ids that ``task_problems`` looks for in the user's words.
     """
-    hidden = {value: where for value, where in internal_ids(manifest, _rows(seed or {}, task)).items()
+    hidden = {value: where for value, where in internal_ids(manifest, start_rows(seed or {}, task)).items()
               if value not in (allowed or set())}
     return _named_ids(texts, hidden)
 
@@ -176,9 +188,8 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
         problems += [f"action {i} {task.actions[i].tool} acts for {who}, not for the persona {task.persona.id}"
                      for i, who in acting if who != task.persona.id]
     if task.persona is not None or manifest.principals:  # a domain that serves people: they say no internal id
-        problems += _named_ids(_user_texts(task), internal_ids(manifest, _rows(seed or {}, task)))
-    if task.kind != "refusal":
-        problems += _broken_rules(task, manifest, _rows(seed or {}, task))
+        problems += _named_ids(_user_texts(task), internal_ids(manifest, start_rows(seed or {}, task)))
+    problems += broken_rules(task.actions, manifest, start_rows(seed or {}, task))  # a refusal's other errand too
     if gold_results is not None and task.communicate:
         today = manifest.today
         said = [said_tokens(json.dumps(r, ensure_ascii=False), today) for r in gold_results if r is not None]
@@ -189,8 +200,8 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
     return problems
 
 
-def _broken_rules(task: Task, manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> list[str]:
-    """Gold calls that land on a row a policy-only rule forbids them (judged on the start state)."""
+def broken_rules(actions: list[TaskAction], manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Calls that land on a row a policy-only rule forbids them (judged on the start state ``rows``)."""
     today = manifest.clock[:10]
     found = []
     for rule in manifest.policy_rules:
@@ -198,7 +209,7 @@ def _broken_rules(task: Task, manifest: DomainManifest, rows: dict[str, list[dic
         if violation is None:
             continue
         key = manifest.table(violation.table).primary_key
-        for index, action in enumerate(task.actions):
+        for index, action in enumerate(actions):
             target = action.arguments.get(violation.argument)
             if action.tool != violation.tool or target is None or len(key) != 1:
                 continue
@@ -213,7 +224,7 @@ def realism_report(manifest: DomainManifest, tasks: list[Task], seed: dict[str, 
     stated = 0
     with_ids = openings = single = 0
     for task in tasks:
-        hidden = internal_ids(manifest, _rows(seed, task))
+        hidden = internal_ids(manifest, start_rows(seed, task))
         named = _named_ids(_user_texts(task), hidden)
         with_ids += bool(named)
         openings += any(n.startswith("opening ") for n in named)

@@ -220,6 +220,15 @@ class ArgumentResolver:
             return self.acting_candidates(tool, param, near, chosen_rows, chosen)
         if self.hide_ids and param in self.internal:
             return []  # an identified person does not know internal ids: the agent looks them up or does without
+        fit = tool.text_fits.get(param)
+        if fit is not None and chosen and fit.examples.get(chosen.get(fit.by)):
+            # Words that agree with the choice made for this call: a damaged item's description for
+            # a "damaged" dispute, never a lost parcel's.
+            texts = list(fit.examples[chosen[fit.by]])
+            self.rng.shuffle(texts)
+            written = self._admissible(tool, param, [(v, param) for v in texts])
+            if written:
+                return written
         if schema.get("examples") and not is_search_param(param):
             # The author's words for what a person writes here ("Moving abroad next month") beat a
             # same-named column of another table (a visit's reason is no reason to cancel it).

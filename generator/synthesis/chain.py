@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from generator.graph import EdgeType, ToolGraphDocument, is_key_name
 from generator.synthesis.chain_code import ChainStep
 from generator.synthesis.executor import LinkSpec
+from generator.synthesis.expansion import others_tools
 from generator.synthesis.lookups import is_lookup
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
@@ -30,6 +31,21 @@ class ChainPlan:
     subject: str | None  # parameter of the anchor link that names the anchor entity
     anchor_table: str | None
     anchor_link: int = -1  # the link probed to choose the anchor row
+
+
+def _next_steps(manifest: DomainManifest, document: ToolGraphDocument, writers: set[str]) -> frozenset[tuple[str, str]]:
+    """(A, B) for writers where A makes B possible: B's preconditions name A (the graph's
+    precondition edges), or state what one of A's postconditions brings about ("the order is
+    delivered" after confirm_delivery, before complete_order)."""
+    pairs = {(e.source, e.target) for e in document.edges
+             if e.type is EdgeType.precondition and e.source in writers and e.target in writers}
+    for before in sorted(writers):
+        states = [s.lower().strip(" .") for s in manifest.tool(before).postconditions]
+        for after in sorted(writers - {before}):
+            needs = " ".join(manifest.tool(after).preconditions).lower()
+            if any(len(state.split()) >= 3 and state in needs for state in states):
+                pairs.add((before, after))
+    return frozenset(pairs)
 
 
 class ChainSampler:
@@ -53,6 +69,7 @@ class ChainSampler:
         writers = sorted(t.name for t in manifest.tools if t.writes and t.name in chainable)
         random.Random(f"end-tools:{seed}").shuffle(writers)
         self.writers = writers
+        self.follows = _next_steps(manifest, document, set(writers))
 
     def end_tool(self, index: int, offset: int = 0) -> str:
         return self.writers[(index + offset) % len(self.writers)]
@@ -83,10 +100,14 @@ class ChainSampler:
         return any(param not in needs and (tool.writes or is_lookup(tool, self.world.key_table(param), self.manifest))
                    for param in self.feeds[(source, target)])
 
-    def sample(self, end: str, length: int, rng: random.Random) -> ChainPlan:
+    def sample(self, end: str, length: int, rng: random.Random, kind: str | None = None) -> ChainPlan:
+        """A chain ending in ``end``; given the persona's ``kind``, only of steps such a person may
+        take (a member's errand does not go through a moderator's tool)."""
+        theirs = others_tools(self.manifest, kind)
         tools = [end]
         while len(tools) < length:
-            options = [p for p in self.predecessors.get(tools[0], []) if p not in tools and self._finds(p, tools[0])]
+            options = [p for p in self.predecessors.get(tools[0], [])
+                       if p not in tools and p not in theirs and self._finds(p, tools[0])]
             if not options:
                 break
             tools.insert(0, rng.choices(options, weights=[self._weight(p, tools[0]) for p in options])[0])
@@ -136,6 +157,9 @@ class ChainSampler:
         persona's) may take at all: a patient's next errand is never a clinician's prescription."""
         start = index + chains * (len(self.writers) // 2 + 1)
         ordered = [self.writers[(start + step) % len(self.writers)] for step in range(len(self.writers))]
+        # The step a done errand makes possible comes first (paid, so now the label; delivered, so
+        # now complete it): the same order moving on through its states is what a person asks next.
+        ordered.sort(key=lambda writer: not any((done, writer) in self.follows for done in taken))
         out = []
         for writer in ordered:
             param, _ = self.subject(writer)

@@ -2,14 +2,16 @@
 
 A task grows by chains C2..C3 when the gate accepts (``gate.py``). Each further chain is an
 errand of the task's own story (``story.Story``): it ends in a writer whose subject lives in a
-story table, it is tried on the rows the task made first (book it, then pay for it) and then on
-start-state story rows, and it is kept only when one of its writes names a story row and it
+story table, the step a done errand makes possible first (paid, so ship it; ``ChainSampler.story_ends``),
+it is tried on the rows the task made first (book it, then pay for it), then on those it changed
+(delivered, so complete it), then on other start-state story rows, and it is kept only when one of its writes names a story row and it
 undoes nothing the task did (deposit then withdraw, book then cancel, refill then discontinue).
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from generator.synthesis.story import Story, written_rows
@@ -21,27 +23,34 @@ if TYPE_CHECKING:
     from generator.synthesis.executor import ChainRun
     from generator.synthesis.task_state import TaskState
     from generator.synthesis.templates import Goal
+    from scaleenv_mcp.domain.task import TaskAction
 
 __all__ = ["STORY_ENDS", "STORY_ROWS", "further_errand"]
 
-STORY_ENDS = 6  # end tools tried for a further errand of the same story
+STORY_ENDS = 12  # end tools tried for a further errand of the same story
 STORY_ROWS = 2  # rows the task added, and start-state story rows, each end tool is tried on
 
 
 async def further_errand(factory: CandidateFactory, state: TaskState, story: Story, ends: list[str],
                        anchor: tuple[str, dict[str, Any]] | None, length: int, resolver: ArgumentResolver,
-                       run: ChainRun, rng: random.Random, goals: list[Goal]) -> ChainPlan | None:
+                       run: ChainRun, rng: random.Random, goals: list[Goal],
+                       admit: Callable[[list[TaskAction]], bool] | None = None) -> ChainPlan | None:
     """The next errand of the same story, recorded on the task's episode: a chain ending in one of
-    ``ends`` whose write names a story row; None, nothing kept, when no such chain runs."""
+    ``ends`` whose write names a story row (and whose calls ``admit`` accepts, when given); None,
+    nothing kept, when no such chain runs."""
     before = story.written  # the story was built from the task's diff as it stands
     for end in ends[:STORY_ENDS]:
-        plan = factory.sampler.sample(end, length, rng)
+        plan = factory.sampler.sample(end, length, rng, resolver.principal[0] if resolver.principal else None)
         rows = story.rows_of(plan.anchor_table) if plan.anchor_table else []
         added = story.added_of(plan.anchor_table) if plan.anchor_table else []
-        # The rows the task made come first (book it, then pay for it), then start-state story rows;
-        # with neither, the chain acts on whatever data flow feeds it, near the task's anchor.
+        changed = [row for row in rows if story.wrote(factory.manifest, plan.anchor_table, row)]
+        others = [row for row in rows if row not in changed]
+        # The rows the task made come first (book it, then pay for it), then those it changed (now
+        # delivered, so complete it), then other start-state story rows; with none, the chain acts
+        # on whatever data flow feeds it, near the task's anchor.
         tries = [(plan.anchor_table, row) for row in
-                 [*added[:STORY_ROWS], *rng.sample(rows, min(STORY_ROWS, len(rows)))]] or [anchor]
+                 [*added[:STORY_ROWS], *changed[:STORY_ROWS], *rng.sample(others, min(STORY_ROWS, len(others)))]
+                 ] or [anchor]
         for extra in tries:
             saved, kept = run.checkpoint(), len(goals)
             previous = await state.branch()
@@ -55,7 +64,9 @@ async def further_errand(factory: CandidateFactory, state: TaskState, story: Sto
             except BaseException:
                 await state.settle(previous, keep=False)
                 raise
-            if undoes:
+            if on_story and not undoes and admit is not None and not admit(run.actions[saved[0]:]):
+                factory.further["not_admitted"] += 1
+            elif undoes:
                 factory.further["undoes"] += 1
             elif on_story:
                 factory.further["kept"] += 1

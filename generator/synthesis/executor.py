@@ -66,6 +66,7 @@ class ChainRun:
     optional_facts: set[str] = field(default_factory=set)
     identity_facts: frozenset[str] = frozenset()  # the persona's identification: said first, never withheld
     last_error: str = ""  # the last refusal, for the synthesis report
+    last_error_code: str = ""  # its code (permission_denied: the persona may not use the tool at all)
 
     def checkpoint(self) -> tuple[int, int, int, dict[str, Any], set[str]]:
         return (len(self.actions), len(self.observations), len(self.grounding), dict(self.facts.values),
@@ -165,7 +166,9 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
     manifest = resolver.manifest
     properties = tool.input_schema.get("properties") or {}
     required = set(tool.input_schema.get("required", []))
-    keys_first = sorted(properties, key=lambda p: (not is_key_name(p, manifest), list(properties).index(p)))
+    # Ids first; a text that must fit an enum's value (``ToolSpec.text_fits``) after that enum.
+    keys_first = sorted(properties, key=lambda p: (not is_key_name(p, manifest), p in tool.text_fits,
+                                                   list(properties).index(p)))
     looked_up: set[str] = set()
     if lookups and record and resolver.hide_ids:
         for param in keys_first:
@@ -231,6 +234,7 @@ async def run_tool(call: CallFn, link: LinkSpec, resolver: ArgumentResolver, run
             raise
         if outcome.kind is not OutcomeKind.success or outcome.result is None:
             run.last_error = f"{tool.name}: {outcome.error_code}: {outcome.message}"
+            run.last_error_code = str(outcome.error_code or "")
             blamed = _blamed(outcome.message or "", properties, arguments)
             targeted = bool(blamed)
             unexplained += not blamed

@@ -25,7 +25,7 @@ from generator.synthesis.executor import CallFn, ChainRun, LinkSpec, run_tool
 from generator.synthesis.world import Neighborhood
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 
-__all__ = ["ExpansionResult", "PatchFn", "complexity", "expand_tools"]
+__all__ = ["ExpansionResult", "PatchFn", "complexity", "expand_tools", "others_tools"]
 
 TARGET = 20
 ARGUMENT_ATTEMPTS = 3  # an added tool gets this many argument choices before the state is patched
@@ -44,8 +44,20 @@ class ExpansionResult:
 
     @property
     def answered_share(self) -> float:
-        """Share of the tools tried that gave an observation: the measured feasibility of H."""
+        """Share of the tools tried that gave an observation: the measured feasibility of H. A tool
+        the persona may not use (another kind's, or one that refused them permission) is not tried
+        or not counted: it is someone else's to use."""
         return round(self.answered / self.tried, 4) if self.tried else 1.0
+
+
+def others_tools(manifest: DomainManifest, kind: str | None) -> set[str]:
+    """Tools no principal of ``kind`` may use: another kind's acting tools and identification
+    (a member does not identify as a moderator). None (no persona): none."""
+    if kind is None:
+        return set()
+    mine = {path.tool for p in manifest.principals if p.kind == kind for path in p.identify}
+    theirs = {path.tool for p in manifest.principals if p.kind != kind for path in p.identify} - mine
+    return theirs | {t.name for t in manifest.tools if t.acting is not None and kind not in t.acting.kinds}
 
 
 def complexity(vertices: int, edges: int) -> float:
@@ -61,7 +73,7 @@ async def expand_tools(call: CallFn, graph: nx.DiGraph, manifest: DomainManifest
     After a patch, ``call`` (the caller's closure) reaches the patched episode.
     """
     target = min(TARGET, len(chainable))
-    allowed = set(chainable)
+    allowed = set(chainable) - others_tools(manifest, resolver.principal[0] if resolver.principal else None)
     tools: list[str] = list(before.tools) if before else []
     for name in chain_tools:
         if name not in tools:
@@ -88,9 +100,14 @@ async def expand_tools(call: CallFn, graph: nx.DiGraph, manifest: DomainManifest
             if not queue:
                 break
         name = queue.popleft()
-        tried += 1
+        probe.last_error_code = ""
         observation = await run_tool(call, LinkSpec(tool=manifest.tool(name)), resolver, probe, near, rng, record=False,
                                      attempts=ARGUMENT_ATTEMPTS)
+        if observation is None and probe.last_error_code == "permission_denied":
+            # Not this persona's tool (a seller's step asked of the buyer): it says nothing of how
+            # feasible the task is, and no patch of the world should make it theirs.
+            continue
+        tried += 1
         if observation is None and patch is not None and patch_tries < PATCH_TRIES:
             patch_tries += 1
             observation = await patch(manifest.tool(name))

@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from generator.synthesis.expansion import others_tools
 from generator.synthesis.persona import persona_ref
 from generator.synthesis.prune import drop_repeated_reads
-from generator.synthesis.slots import fill_slots, slot_names
+from generator.synthesis.slots import fill_slots, say_facts, slot_names
 from generator.synthesis.story import Story
 from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
@@ -82,8 +83,9 @@ def wrong_asker(question: QuestionSpec, row: dict[str, Any], factory: CandidateF
     """Why the persona would not ask this question about this row, or None. A person does not name
     themselves ("What grade is on Arjun Sharma's certificate?" from Arjun Sharma: they say "my"), and
     "my certificate" is not about a row that names other people but not them (an instructor asking
-    about a learner's; my order names its seller too: still mine). A follow-up is always asked as
-    "mine" (``first_person``), whatever its words."""
+    about a learner's; my order names its seller too: still mine). A question in neutral words
+    ("What's the asking price of the Yamaha P-45?") may be about anyone's row the tool shows the
+    persona; ``first_person`` treats it as "mine" all the same."""
     if resolver.principal is None:
         return None
     kind, key = resolver.principal
@@ -112,7 +114,7 @@ def build_question_user(manifest: DomainManifest, asked: list[str], facts: dict[
     a follow-up once it is answered); every fact is known (nothing withheld: the agent must find the
     answer, not pry facts out of the user)."""
     known = {k: v for k, v in sorted(facts.items())}
-    known_text = ", ".join(f"{k} = {v!r}" for k, v in known.items())
+    known_text = say_facts(known, manifest.currency)
     then = "".join(f" Once that is answered, ask: {sentence(a)}" for a in asked[1:])
     answers = "your answers" if then else "your answer"
     instruction = (f"{who_you_are(manifest, profile)} You want to know: {sentence(asked[0])}{then} "
@@ -139,8 +141,17 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
     once the errand is done; None, and nothing
     recorded, when no question of the domain fits. An answer the user already states is no question,
     nor one the persona would not ask (``wrong_asker``). ``tries`` questions are tried, drawn in random order."""
-    options = [(t, q) for t, q in factory.questions if q.text not in skip]
-    for tool, question in rng.sample(options, min(tries, len(options))):
+    kind = resolver.principal[0] if resolver.principal else None
+    theirs = others_tools(factory.manifest, kind)
+    options = [(t, q) for t, q in factory.questions if q.text not in skip and t not in theirs
+               and (kind is None or not q.asked_by or kind in q.asked_by)]
+    # A question that needs a look the agent has not taken yet comes first: one the last list
+    # already answers is fair too, but tests less (and is one call for two questions).
+    looked = {a.tool for a in run.actions}
+    fresh = [o for o in options if o[0] not in looked]
+    stale = [o for o in options if o[0] in looked]
+    ordered = [*rng.sample(fresh, len(fresh)), *rng.sample(stale, len(stale))]
+    for tool, question in ordered[:tries]:
         saved = run.checkpoint()
         plan = factory.sampler.sample(tool, 1, rng)
         if not await factory.run_goal(state, plan, anchor, resolver, run, rng, []):
@@ -150,7 +161,7 @@ async def ask_follow_up(factory: CandidateFactory, state: TaskState, resolver: A
         row = answer_row(question, run.observations[-1].result, anchor[1] if anchor else None, rng, persona, story)
         known = {str(v) for v in run.facts.values.values()}
         if (row is None or str(row[question.answer]) in known
-                or wrong_asker(question, row, factory, resolver, first_person=True)):
+                or wrong_asker(question, row, factory, resolver)):
             run.rollback(saved)
             continue
         for slot in slot_names(question.text):  # what the question names, the user knows

@@ -8,6 +8,12 @@ the branch: the gold end state is the start state. The forbidden call goes to
 ``meta.forbidden``; the verifier's ``forbidden`` gate proves the tool runs it (the rule is the
 policy's, not the tool's) and that doing it scores 0.
 
+A refusal user also asks for something the policy allows, when the story offers one (tau2's
+mixed requests: cancel this booking, and that one, which the rule forbids): that errand is built
+like a further errand of an action task (``errands.further_errand``), the same tool on another
+row first, and kept only when none of its calls breaks a policy rule. Its writes are then the
+gold diff: an agent must do the one and refuse the other.
+
 Saying no is half the job: a person is owed the reason. When the rule names its ``because``
 columns, their values in the row (the pickup date, the battery level) are the task's
 ``communicate`` facts, shown by the gold's last read, so an agent that stays silent, or refuses
@@ -20,17 +26,19 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
+from generator.synthesis.errands import further_errand
 from generator.synthesis.executor import LinkSpec, run_tool
 from generator.synthesis.persona import persona_ref
 from generator.synthesis.prune import drop_repeated_reads
 from generator.synthesis.questions import ask_follow_ups
-from generator.synthesis.slots import fill_slots, slot_names
+from generator.synthesis.slots import fill_slots, say_facts, slot_names
 from generator.synthesis.story import Story
-from generator.synthesis.templates import acting_profile, sentence, who_you_are
+from generator.synthesis.templates import Goal, acting_profile, errand_request, sentence, who_you_are
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
-from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
-from verifier.realism import breaks
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskAction, TaskMeta, UserSpec
+from scaleenv_mcp.episodes.trace import OutcomeKind
+from verifier.realism import breaks, broken_rules
 
 if TYPE_CHECKING:
     from generator.synthesis.arguments import ArgumentResolver, Observation
@@ -38,9 +46,10 @@ if TYPE_CHECKING:
     from generator.synthesis.executor import ChainRun
     from generator.synthesis.task_state import TaskState
 
-__all__ = ["build_refusal", "build_refusal_user", "reason_facts", "violating_rows"]
+__all__ = ["allowed_errand", "build_refusal", "build_refusal_user", "reason_facts", "violating_rows"]
 
 _GREETINGS = ["Hi.", "Hello!", "Good morning.", "Hi there."]
+_ALSO = ["Also,", "And while I'm here:", "One more thing:"]
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T")
 
 
@@ -62,24 +71,74 @@ def reason_facts(violation: ViolationSpec, row: dict[str, Any]) -> list[str]:
 
 
 def build_refusal_user(manifest: DomainManifest, tool: ToolSpec, known: dict[str, Any], rng: random.Random,
-                       profile: str | None, question: str | None = None, kind: str | None = None) -> UserSpec | None:
+                       profile: str | None, question: str | None = None, kind: str | None = None,
+                       also: str | None = None, own: dict[str, Any] | None = None) -> UserSpec | None:
     """The request in the author's words (``ToolSpec.intents``); None when no phrasing's slots are known.
-    The simulated user does not know the policy: the agent must. ``question`` is asked once the
-    request is settled either way (the pickup cannot be cancelled: then when is it?)."""
-    usable = [i for i in tool.phrasings(kind) if set(slot_names(i)) <= set(known)]
+    The simulated user does not know the policy: the agent must. ``also`` is a second request, one
+    the policy allows (a mixed request), and ``own`` the facts of the forbidden request alone (the
+    other errand's order title is not this order's); ``question`` is asked once the requests are
+    settled either way (the pickup cannot be cancelled: then when is it?)."""
+    own = known if own is None else own
+    usable = [i for i in tool.phrasings(kind) if set(slot_names(i)) <= set(own)]
     if not usable:
         return None
-    asked = fill_slots(rng.choice(usable), known, manifest.currency)
-    known_text = ", ".join(f"{k} = {v!r}" for k, v in sorted(known.items()))
-    settled = (f"If the agent says it cannot do it, ask why unless it has told you, and accept it. Then ask: "
+    asked = fill_slots(rng.choice(usable), own, manifest.currency)
+    known_text = say_facts(dict(sorted(known.items())), manifest.currency)
+    one = "one of them" if also else "it"
+    settled = (f"If the agent says it cannot do {one}, ask why unless it has told you, and accept it. Then ask: "
                f"{sentence(question)} End the conversation once you have your answer." if question else
-               "If the agent says it cannot do it, ask why unless it has told you, then accept it and end the "
+               f"If the agent says it cannot do {one}, ask why unless it has told you, then accept it and end the "
                "conversation.")
-    instruction = (f"{who_you_are(manifest, profile)} You want this: {sentence(asked)} "
+    wants = f"You want this: {sentence(asked)}" + (f" You also want this: {sentence(also)}" if also else "")
+    instruction = (f"{who_you_are(manifest, profile)} {wants} "
                    f"Give these facts when the agent asks: {known_text}. "
                    f"{settled} Do not invent other details; say you do not know.")
-    return UserSpec(opening=f"{rng.choice(_GREETINGS)} {asked}", instruction=instruction,
-                    known=dict(sorted(known.items())))
+    opening = f"{rng.choice(_GREETINGS)} {asked}" + (f" {rng.choice(_ALSO)} {also}" if also else "")
+    return UserSpec(opening=opening, instruction=instruction, known=dict(sorted(known.items())))
+
+
+async def allowed_errand(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
+                         violation: ViolationSpec, forbidden: TaskAction, anchor: tuple[str, dict[str, Any]],
+                         index: int, rng: random.Random) -> str | None:
+    """The other half of a mixed request: an errand of the same story that no policy rule forbids,
+    recorded on the task's episode (the same tool on another row first: cancel this pickup, and
+    that one), after which the ``forbidden`` call still runs (the refusal stays the policy's, not
+    the tool's); its request in the author's words, or None with nothing recorded."""
+    kind = resolver.principal[0] if resolver.principal else None
+    today = factory.manifest.clock[:10]
+    # The persona's other rows of the table join the story: "cancel this pickup, and that one".
+    who = resolver.principal[1] if resolver.principal else None
+    theirs = [r for r in state.world.rows.get(violation.table, [])
+              if who is not None and who in r.values() and not breaks(violation, r, today)]
+    story = Story.around(factory.manifest, state.world, anchor, factory.people, await state.diff()).joined(
+        violation.table, rng.sample(theirs, min(2, len(theirs))))
+    ends = factory.sampler.story_ends(index, set(), 0, story.tables, kind)
+    ends.sort(key=lambda end: end != violation.tool)
+    rows = {name: list(table) for name, table in state.world.rows.items()}
+
+    def admit(actions: list[TaskAction]) -> bool:
+        return not broken_rules(actions, factory.manifest, rows)
+
+    goals: list[Goal] = []
+    saved = run.checkpoint()
+    previous = await state.branch()  # kept only when the user can ask for the errand in words
+    request = None
+    try:
+        if await further_errand(factory, state, story, ends, anchor, 2, resolver, run, rng, goals, admit) is not None:
+            request = errand_request(factory.manifest, goals[-1], run.facts.values, rng, kind)
+        if request is not None:
+            after = await state.branch()
+            try:
+                still = await state.call(forbidden.tool, forbidden.arguments)
+            finally:
+                await state.settle(after, keep=False)
+            if still.kind is not OutcomeKind.success:
+                request = None
+    finally:
+        await state.settle(previous, keep=request is not None)
+    if request is None:
+        run.rollback(saved)
+    return request
 
 
 async def check_the_row(factory: CandidateFactory, state: TaskState, resolver: ArgumentResolver, run: ChainRun,
@@ -154,6 +213,9 @@ async def build_refusal(factory: CandidateFactory, index: int, rng: random.Rando
                 last = Rejection("refusal_failed", f"{rule.id}: no read shows the row, so the agent could not see why")
                 continue
             # Drawn apart from the main stream, so whether the user asks one more thing moves no other choice.
+            own = dict(run.facts.values)  # what the forbidden request itself is worded from
+            mixed = random.Random(f"{factory.slug}:{factory.seed}:{index}:{attempt}:mixed")
+            also = await allowed_errand(factory, state, resolver, run, violation, forbidden, anchor, index, mixed)
             follow = random.Random(f"{factory.slug}:{factory.seed}:{index}:refusal-follow-up")
             reasons = reason_facts(violation, row)
             story = Story.around(factory.manifest, state.world, anchor, factory.people, more=[row])
@@ -163,11 +225,13 @@ async def build_refusal(factory: CandidateFactory, index: int, rng: random.Rando
             user = build_refusal_user(factory.manifest, tool, run.facts.values, rng,
                                       acting_profile(state.world, factory.manifest, [*run.actions, forbidden]),
                                       question=more.asked if more else None,
-                                      kind=resolver.principal[0] if resolver.principal else None)
+                                      kind=resolver.principal[0] if resolver.principal else None, also=also,
+                                      own=own)
             if user is None:
                 return Rejection("refusal_failed", f"{tool.name} has no request phrasing whose slots are known")
             return Task(id=factory.task_id(index), domain=factory.slug,
-                        difficulty=difficulty_of(len(run.actions) + 1, 1 + (more is not None), 0), kind="refusal",
+                        difficulty=difficulty_of(len(run.actions) + 1, 1 + (more is not None) + (also is not None), 0),
+                        kind="refusal",
                         persona=persona_ref(resolver), user=user, actions=run.actions,
                         communicate=[*reasons, *([more.answer] if more else [])],
                         gold=GoldSpec(diff=await state.diff(), fingerprint=await state.fingerprint()),

@@ -12,10 +12,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["fill_slots", "money", "slot_names"]
+__all__ = ["fill_slots", "money", "say_facts", "slot_names"]
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)(?::(money))?\}")
 _SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
+_MINOR_UNITS = re.compile(r"_(?:cents|pence)$")
 
 
 def slot_names(text: str) -> list[str]:
@@ -40,3 +41,21 @@ def fill_slots(text: str, values: Mapping[str, Any], currency: str | None = None
         return money(value, currency) if match.group(2) == "money" else str(value)
 
     return _SLOT.sub(one, text)
+
+
+def say_facts(facts: Mapping[str, Any], currency: str | None = None) -> str:
+    """Facts as the simulated user reads them: money as money ("price = £62.00", not
+    "price_pence = 6200", which a person would repeat as six thousand two hundred pence) and each
+    value once (a listing's title and the title are one thing to the person who wrote it). The
+    facts themselves, and so the reward, keep the stored values and every key."""
+    parts, said = [], set()
+    for key, value in facts.items():
+        if repr(value) in said:
+            continue
+        said.add(repr(value))
+        is_amount = isinstance(value, int) and not isinstance(value, bool) and currency is not None
+        if is_amount and _MINOR_UNITS.search(key):
+            parts.append(f"{_MINOR_UNITS.sub('', key)} = {money(value, currency)}")
+        else:
+            parts.append(f"{key} = {value!r}")
+    return ", ".join(parts)

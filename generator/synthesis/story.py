@@ -12,7 +12,7 @@ the row it asks about does.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from generator.synthesis.world import World
@@ -90,11 +90,22 @@ class Story:
                    added=tuple(added), written_ids=frozenset(written_ids),
                    written=written_rows(manifest, diff) if diff else frozenset())
 
+    def joined(self, table: str, rows: Iterable[dict[str, Any]]) -> Story:
+        """This story with more rows of ``table`` in it (a person's other bookings, when they ask
+        about two: cancel this one, and that one)."""
+        extra = tuple((table, row) for row in rows if (table, row) not in self.rows)
+        ids = {str(v) for _, row in extra for k, v in row.items() if k in self.keys and _scalar(v)}
+        return replace(self, rows=self.rows + extra, ids=self.ids | frozenset(ids), tables=self.tables | {table})
+
     def undoes(self, tool: str, arguments: dict[str, Any]) -> bool:
         """A call that takes back a row this task added or changed (its verb cancels, removes,
         withdraws...)."""
         return tool.split("_", 1)[0] in UNDO_VERBS and any(
             _scalar(v) and str(v) in self.written_ids for v in arguments.values())
+
+    def wrote(self, manifest: DomainManifest, table: str, row: dict[str, Any]) -> bool:
+        """The task changed or removed this start-state row (its key is among ``written``)."""
+        return (table, repr([row.get(c) for c in manifest.table(table).primary_key])) in self.written
 
     def added_of(self, table: str) -> list[dict[str, Any]]:
         return [row for t, row in self.added if t == table]

@@ -13,13 +13,13 @@ import random
 import re
 from typing import Any
 
-from generator.synthesis.slots import fill_slots, slot_names
+from generator.synthesis.slots import fill_slots, say_facts, slot_names
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import TaskAction, UserSpec
 
-__all__ = ["Goal", "acting_profile", "argument_slots", "build_user", "goal_phrase", "person_profile"]
+__all__ = ["Goal", "acting_profile", "argument_slots", "build_user", "errand_request", "goal_phrase", "person_profile"]
 
 # One errand: its writing tools, the facts it needs, and which fact each slot of its phrasing means.
 Goal = tuple[list[str], dict[str, Any], dict[str, str]]
@@ -123,6 +123,14 @@ def _intent(manifest: DomainManifest, tools: list[str], known: dict[str, Any], r
     return " ".join(sentences) if sentences else None
 
 
+def errand_request(manifest: DomainManifest, goal: Goal, known: dict[str, Any], rng: random.Random,
+                   kind: str | None = None) -> str | None:
+    """One errand in the author's words, its slots filled from what the user knows; None when no
+    phrasing of its writing tools has every slot known."""
+    tools, goal_facts, slots = goal
+    return _intent(manifest, tools, _goal_view(known, goal_facts, tools, slots), rng, kind)
+
+
 def who_you_are(manifest: DomainManifest, profile: str | None) -> str:
     """The instruction's first sentence: the person, and whom they are talking to."""
     return f"You are {profile or 'a customer'}, talking to the {manifest.title} assistant."
@@ -218,9 +226,9 @@ def build_user(manifest: DomainManifest, goals: list[Goal], facts: dict[str, Any
                                                                         if k in known and _mentionable(k, v)}))
         steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f, _ in goals)
     asked = {k: v for k, v in known.items() if k not in volunteered}
-    known_text = ", ".join(f"{k} = {v!r}" for k, v in asked.items()) or "nothing beyond the opening"
-    withheld_text = ", ".join(f"{k} = {v!r}" for k, v in withheld.items())
-    said_text = ", ".join(f"{k} = {v!r}" for k, v in known.items() if k in volunteered)
+    known_text = say_facts(asked, manifest.currency) or "nothing beyond the opening"
+    withheld_text = say_facts(withheld, manifest.currency)
+    said_text = say_facts({k: v for k, v in known.items() if k in volunteered}, manifest.currency)
     then = "".join(f" Once that is {'done' if n == 0 else 'answered'}, ask: {sentence(q)}" for n, q in enumerate(questions))
     instruction = f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)}{then} "
     if said_text:

@@ -28,6 +28,7 @@ __all__ = [
     "QuestionSpec",
     "RewardPolicy",
     "TableSpec",
+    "TextFitSpec",
     "ToolSpec",
     "ViolationSpec",
 ]
@@ -195,6 +196,17 @@ class QuestionSpec(_Strict):
     )
 
 
+class TextFitSpec(_Strict):
+    """Free text that fits one choice of the same call: what a buyer writes as the description
+    when the dispute's reason is "damaged" is not what they write when it is "not_received"."""
+
+    by: str = Field(description="The argument with an enum whose value the text must fit, e.g. reason.")
+    examples: dict[str, list[str]] = Field(
+        description="For each value of that enum (all or some), texts a person writes with it: "
+        "{'damaged': ['It arrived in a torn bag and the handle is snapped.'], ...}."
+    )
+
+
 class ToolSpec(_Strict):
     name: str = Field(pattern=TOOL_NAME_PATTERN, description="Tool name: verb_object, matching ^[a-zA-Z0-9_-]{1,64}$.")
     description: str = Field(
@@ -232,6 +244,12 @@ class ToolSpec(_Strict):
         default_factory=list,
         description="Read tools: questions a person asks that the tool answers; information tasks are built from them.",
     )
+    text_fits: dict[str, TextFitSpec] = Field(
+        default_factory=dict,
+        description="Free-text arguments whose words must agree with an enum argument of the same call, keyed by the "
+        "text argument: task synthesis writes the text from the examples for the value it chose, so a request never "
+        "says 'the handle is snapped' under the reason 'not_received'.",
+    )
     acting: ActingSpec | None = Field(
         default=None,
         description="The argument naming the principal the call acts for, when the tool changes state or reads "
@@ -253,6 +271,20 @@ class ToolSpec(_Strict):
             if banned in text:
                 raise ValueError(f"must not use {banned} (outside the function-calling subset)")
         return schema
+
+    @model_validator(mode="after")
+    def _text_fits_name_arguments(self) -> ToolSpec:
+        properties = self.input_schema.get("properties") or {}
+        for text, fit in self.text_fits.items():
+            if properties.get(text, {}).get("type") != "string" or "enum" in properties[text]:
+                raise ValueError(f"text_fits: {text!r} is not a string argument of {self.name} (free text, no enum)")
+            choices = properties.get(fit.by, {}).get("enum")
+            if not choices:
+                raise ValueError(f"text_fits: {fit.by!r} is not an enum argument of {self.name}")
+            unknown = sorted(set(fit.examples) - set(choices))
+            if unknown:
+                raise ValueError(f"text_fits: {unknown} are not values of {self.name}.{fit.by} ({choices})")
+        return self
 
     def phrasings(self, kind: str | None = None) -> list[str]:
         """How a person of ``kind`` asks for this: the shared intents, then that kind's own."""

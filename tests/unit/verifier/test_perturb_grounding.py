@@ -106,6 +106,27 @@ def test_grounding_needs_a_selector_for_every_list_the_value_is_in():
     assert "names the list 'shelves'" in check_grounding(task, results)[0]
 
 
+def test_grounding_checks_that_a_named_row_is_called_what_the_user_says():
+    """"Borrow the copy called Dune" must point at the row titled Dune in the start state (a
+    setup row counts; a row the gold adds too), whatever the result the id came from."""
+    results = [ActionResult(tool="find_books", ok=True, result=SHELF), ActionResult(tool="borrow_book", ok=True, result={})]
+    rows = {"books": [{"book_id": "BK-00001", "title": "Dune"}, {"book_id": "BK-00003", "title": "Dune Messiah"}]}
+    task = _task()
+    task.meta.grounding[2]["names"] = {"title": "book_title"}
+    assert check_grounding(task, results, MANIFEST, rows) == []
+    task.user.known["book_title"] = "Dune Messiah"
+    task.meta.grounding[0]["fact"] = "book_title"
+    task.actions[0].arguments["text"] = "Dune Messiah"
+    task.meta.grounding[2]["select_by"] = {}
+    one = {"items": [SHELF["items"][0]]}
+    problems = check_grounding(task, [ActionResult(tool="find_books", ok=True, result=one), results[1]], MANIFEST, rows)
+    assert problems == ["action 1 borrow_book.book_id: the books row 'BK-00001' is not called 'Dune Messiah' (title)"]
+    assert check_grounding(task, [ActionResult(tool="find_books", ok=True, result=one), results[1]]) == []  # no start state: not checked
+    task.meta.grounding[2]["names"] = {"title": "shelf_label"}
+    assert "names fact 'shelf_label' is not something" in check_grounding(
+        task, [ActionResult(tool="find_books", ok=True, result=one), results[1]], MANIFEST, rows)[0]
+
+
 def test_paths_list_every_level():
     assert list_levels("items[0].books[1].title") == [("items", 0), ("items[0].books", 1)]
     assert selector_field("items[].name", "items[0].books[1].title") == ("items", "name")

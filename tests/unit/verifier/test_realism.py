@@ -126,3 +126,18 @@ def test_targets_are_shares_of_the_tasks_and_say_which_are_missed():
     assert met == {"internal_id_share": False, "single_principal_share": True, "information_share": True,
                    "refusal_share": False, "one_call_all_stated_share": True, "mean_gold_length": False}
     assert report.targets["refusal_share"].value == 0.09 and report.targets["mean_gold_length"].value == 3.9
+
+
+def test_start_rows_apply_every_setup_operation():
+    """The start state a check reads is the seed with the task's inserts, updates and deletes."""
+    from scaleenv_mcp.domain.task import RowOp
+    from verifier.realism import start_rows
+
+    seed = {"loans": [{"loan_id": "LN-1", "title": "Dune"}, {"loan_id": "LN-2", "title": "Emma"}]}
+    task = Task(id="t", domain="lending", difficulty="easy", user=UserSpec(opening="Hi", instruction="x"), actions=[],
+                setup=[RowOp(op="insert", table="loans", row={"loan_id": "LN-3", "title": "Ulysses"}),
+                       RowOp(op="update", table="loans", key={"loan_id": "LN-1"}, values={"title": "Dune Messiah"}),
+                       RowOp(op="delete", table="loans", key={"loan_id": "LN-2"})])
+    assert start_rows(seed, task) == {"loans": [{"loan_id": "LN-1", "title": "Dune Messiah"},
+                                                {"loan_id": "LN-3", "title": "Ulysses"}]}
+    assert seed["loans"][0]["title"] == "Dune"  # the seed itself is left as it was

@@ -84,4 +84,4 @@ def render(template: str, http_status: int = 200, **context: Any) -> HTMLRespons
                         headers={"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
                                  "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
                                  "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-                                 "Referrer-Policy": "no-referrer"})
+                                 "Referrer-Policy": "same-origin"})

@@ -108,12 +108,13 @@ async def test_a_script_in_a_tool_result_and_in_arguments_is_shown_as_text(web):
     host, listeners, _ = web
     client = await _logged_in(listeners)
     episode = await host.create_episode("tiny_library", "lend-ada-dune")
-    await host.registry.call(episode.id, "repeat_text", {"text": SCRIPT, "times": 1})
+    await host.registry.call(episode.id, "get_member", {"member_id": SCRIPT})  # its error result names it
     await host.registry.call(episode.id, "borrow_book", {"member_id": "MEM-00001", "book_id": "BK-00001", "note": SCRIPT})
     page = (await client.get(f"/ui/episodes/{episode.id}")).text
     assert SCRIPT not in page
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page  # in the trace's arguments and the diff's row
-    assert page.count("&lt;script&gt;") >= 3  # arguments, result, the diff's note column
+    assert f"no member &lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page  # the result's message
+    assert page.count("&lt;script&gt;") >= 4  # get_member's argument and result, borrow_book's note, the diff's row
     await client.aclose()
 
 

@@ -113,7 +113,7 @@ async def test_a_script_in_a_tool_result_and_in_arguments_is_shown_as_text(web):
     page = (await client.get(f"/ui/episodes/{episode.id}")).text
     assert SCRIPT not in page
     assert "&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page  # in the trace's arguments and the diff's row
-    assert f"no member &lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page  # the result's message
+    assert "no member &lt;script&gt;window.__pwned = 1&lt;/script&gt;" in page  # the result's message
     assert page.count("&lt;script&gt;") >= 4  # get_member's argument and result, borrow_book's note, the diff's row
     await client.aclose()
 

@@ -143,6 +143,14 @@ def test_a_person_walks_through_domains_tasks_a_live_episode_and_eval_runs(serve
 
     browser.get(served.login)
     assert browser.current_url.endswith("/ui/") and "tiny_library" in text()
+    browser.get(served.login)  # a login link works once
+    assert "used or expired" in browser.page_source
+    fresh = subprocess.run([*SCALEENV, "ui", "--no-open", "--control-url", served.control_url, "--token-file",
+                            str(tmp_path / "token")], capture_output=True, text=True, timeout=60)
+    assert fresh.returncode == 0, fresh.stderr
+    browser.delete_all_cookies()
+    browser.get(fresh.stdout.strip())  # `scaleenv ui` prints a fresh one
+    assert browser.current_url.endswith("/ui/") and "tiny_library" in text()
     _shoot(browser, shots, "domains")
 
     browser.find_element(By.LINK_TEXT, "tiny_library").click()

@@ -16,6 +16,7 @@ from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.procedural.cache import validation_key
 from webui.context import PageNotFoundError, Ui
 from webui.diff_view import diff_tables
+from webui.er_diagram import render_er_svg
 from webui.render import paginate
 
 __all__ = ["ROUTES", "domains"]
@@ -72,9 +73,9 @@ async def domain(ui: Ui, request: Request) -> Response:
     tables = [{"spec": t, "count": len(package.seed.get(t.name, [])), "sample": package.seed.get(t.name, [])[:SAMPLE_ROWS]}
               for t in manifest.tables]
     status, report = _validation(ui, runtime)
-    svg = _graph_svg(ui, runtime)
     return ui.page(request, "domain.html", "domains", title=manifest.title, m=manifest, tables=tables, status=status,
-                   report=report, svg=svg, tasks=len(package.tasks), path=str(package.path))
+                   report=report, svg=_graph_svg(ui, runtime), er=render_er_svg(manifest), tasks=len(package.tasks),
+                   path=str(package.path))
 
 
 def _all_tasks(ui: Ui) -> list[Task]:

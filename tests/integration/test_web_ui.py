@@ -124,6 +124,7 @@ async def test_domain_task_and_episode_pages_show_what_they_promise(web):
     domain = (await client.get("/ui/domains/tiny_library")).text
     assert "<svg" in domain and 'data-tool="borrow_book"' in domain and "Tool dependency graph" in domain
     assert "borrow_book" in domain and "copies_available" in domain and "seed row(s)" in domain
+    assert 'data-table="loans"' in domain and "loans.member_id -&gt; members(member_id)" in domain  # the ER diagram
     tasks = (await client.get("/ui/tasks", params={"difficulty": "easy", "tool": "return_book"})).text
     assert "return-solaris" in tasks and "swap-solaris" in tasks and "lend-ada-dune" not in tasks
     assert "lend-grace" in (await client.get("/ui/tasks", params={"q": "messiah"})).text

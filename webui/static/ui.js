@@ -30,7 +30,9 @@ function setUpGraph(box) {
   window.addEventListener("mousemove", (event) => {
     if (dragging) { x = event.clientX - dragging[0]; y = event.clientY - dragging[1]; apply(); }
   });
-  document.querySelectorAll("[data-zoom]").forEach((button) => button.addEventListener("click", () => {
+  const buttons = box.previousElementSibling && box.previousElementSibling.classList.contains("zoom-buttons")
+    ? box.previousElementSibling.querySelectorAll("[data-zoom]") : [];
+  buttons.forEach((button) => button.addEventListener("click", () => {
     const factor = parseFloat(button.getAttribute("data-zoom"));
     if (factor === 0) fit(); else zoom(factor, box.clientWidth / 2, box.clientHeight / 2);
   }));

@@ -195,3 +195,33 @@ async def test_missing_partial_and_older_results_are_pages_saying_what_is_wrong(
     for reply in (partial, older, torn, missing):
         assert "Traceback" not in reply.text
     await client.aclose()
+
+
+async def test_a_trial_is_replayed_for_its_diff_and_can_be_kept_as_a_live_episode(web):
+    host, listeners, runs = web
+    client = await _logged_in(listeners)
+    _write_run(runs / "oracle")
+    key = "tiny_library/lend-ada-dune#0"
+    page = await client.get("/ui/trial", params={"run": "oracle", "key": key})
+    assert page.status_code == 200 and "Conversation" in page.text and "Hi, I&#39;d like to borrow Dune." in page.text
+    assert "replayed on a fresh episode" in page.text and "LN-" in page.text and "copies_available" in page.text
+    assert len(host.registry.episodes) == 0  # the replay's episode was closed
+    kept = await client.post("/ui/trial/replay", params={"run": "oracle", "key": key}, data={"csrf": _csrf(page.text)})
+    (episode,) = host.registry.episodes.values()
+    assert kept.url.path == f"/ui/episodes/{episode.id}" and episode.calls == 2 and "reward 1.0" in kept.text
+    assert (await client.get("/ui/trial", params={"run": "oracle", "key": "nope#0"})).status_code == 404
+    await client.aclose()
+
+
+def test_scaleenv_ui_says_in_one_line_when_no_host_answers_or_the_token_file_is_missing(tmp_path: Path):
+    import subprocess
+    import sys
+
+    token = tmp_path / "token"
+    token.write_text("x" * 40 + "\n")
+    base = [sys.executable, "-m", "scaleenv_mcp", "ui", "--no-open"]
+    down = subprocess.run([*base, "--control-url", "http://127.0.0.1:1", "--token-file", str(token)],
+                          capture_output=True, text=True, timeout=60)
+    assert down.returncode == 3 and down.stderr.strip().startswith("error: no scaleenv serve answers at http://127.0.0.1:1")
+    missing = subprocess.run([*base, "--token-file", str(tmp_path / "nope")], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "cannot read the control token file" in missing.stderr

@@ -34,14 +34,15 @@ def _folder(ui: Ui, name: str) -> RunFolder:
 
 async def runs(ui: Ui, request: Request) -> Response:
     folders, problems = find_runs(ui.results)
-    views = [load_run(f) for f in folders]
+    page = paginate(folders, request.query_params.get("page"))
+    views = [load_run(f) for f in page.items]  # only the page's runs are read
     if not ui.results:
         problems.append("no results folder given: start `scaleenv serve --results DIR` or `scaleenv ui --results DIR`")
     elif not folders and not problems:
         problems.append(f"no eval run folder (run.json, results.json or episodes.jsonl) under "
                         f"{', '.join(str(r) for r in ui.results)}")
     return ui.page(request, "runs.html", "runs", title="Eval runs", runs=views, problems=problems,
-                   names=[f.name for f in folders])
+                   names=[f.name for f in folders], page=page, keep="")
 
 
 async def run(ui: Ui, request: Request) -> Response:

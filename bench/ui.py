@@ -15,10 +15,10 @@ from typing import Any
 import httpx
 
 from bench.sized_domain import write_sized_domain
+from clients.webui import ui_mount
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
-from webui import ui_mount
 
 __all__ = ["bench_ui", "render_ui"]
 

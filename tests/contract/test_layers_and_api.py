@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-LAYERS = {"scaleenv_mcp": 0, "verifier": 1, "generator": 2, "clients": 3, "webui": 4}
+LAYERS = {"scaleenv_mcp": 0, "verifier": 1, "generator": 2, "clients": 3}
 
 
 def test_public_api_is_small_and_pinned():
@@ -30,9 +30,9 @@ def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
 
 
 def test_web_view_surface_is_the_app_its_mount_and_its_auth():
-    import webui
+    import clients.webui
 
-    assert webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
+    assert clients.webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
 
 
 def _imports(path: Path) -> set[str]:
@@ -87,7 +87,7 @@ def test_serve_path_never_imports_openai_or_the_generator():
 def test_the_web_view_never_loads_openai_and_draws_graphs_only_when_asked():
     """``scaleenv serve`` mounts the web view: it must not bring openai (or the generator) into
     the serving process; the generator's pure graph drawing is imported on the first domain page."""
-    code = ("import sys; import webui, scaleenv_mcp.cli.serve; print(sorted({m.split('.')[0] for m in sys.modules} & "
+    code = ("import sys; import clients.webui, scaleenv_mcp.cli.serve; print(sorted({m.split('.')[0] for m in sys.modules} & "
             "{'openai', 'generator', 'verifier'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -14,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 
+from clients.webui import ui_mount
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
 from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
-from webui import ui_mount
 
 pytestmark = pytest.mark.anyio
 

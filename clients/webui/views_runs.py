@@ -14,12 +14,12 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from clients.models import EpisodeTrace
+from clients.webui.context import PageNotFoundError, Ui
+from clients.webui.diff_view import diff_tables
+from clients.webui.render import paginate
+from clients.webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
 from scaleenv_mcp.episodes.registry import Episode
 from scaleenv_mcp.errors import ScaleEnvError
-from webui.context import PageNotFoundError, Ui
-from webui.diff_view import diff_tables
-from webui.render import paginate
-from webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
 
 __all__ = ["ROUTES"]
 

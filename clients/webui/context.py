@@ -12,10 +12,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
+from clients.webui.auth import UiAuth
+from clients.webui.render import render
 from scaleenv_mcp.errors import ScaleEnvError, UsageError
 from scaleenv_mcp.host.host import Host
-from webui.auth import UiAuth
-from webui.render import render
 
 __all__ = ["NoHostError", "PageNotFoundError", "Ui"]
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from starlette.requests import Request
 
+from clients.webui.auth import COOKIE, UiAuth
+from clients.webui.diff_view import diff_tables
+from clients.webui.er_diagram import render_er_svg
+from clients.webui.render import paginate
+from clients.webui.runs import find_runs
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
-from webui.auth import COOKIE, UiAuth
-from webui.diff_view import diff_tables
-from webui.er_diagram import render_er_svg
-from webui.render import paginate
-from webui.runs import find_runs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 

@@ -11,13 +11,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from clients.webui.context import PageNotFoundError, Ui
+from clients.webui.diff_view import diff_tables
+from clients.webui.er_diagram import render_er_svg
+from clients.webui.render import paginate
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.procedural.cache import validation_key
-from webui.context import PageNotFoundError, Ui
-from webui.diff_view import diff_tables
-from webui.er_diagram import render_er_svg
-from webui.render import paginate
 
 __all__ = ["ROUTES", "domains"]
 

@@ -11,12 +11,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
+from clients.webui.context import PageNotFoundError, Ui
+from clients.webui.diff_view import diff_tables
+from clients.webui.render import paginate
 from scaleenv_mcp.episodes.registry import Episode
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.state.reward import RewardReport
-from webui.context import PageNotFoundError, Ui
-from webui.diff_view import diff_tables
-from webui.render import paginate
 
 __all__ = ["ROUTES", "episode_rows"]
 

@@ -30,6 +30,7 @@ from scaleenv_mcp.errors import (
     CapacityError,
     ControlAuthError,
     EnvironmentFaultError,
+    EpisodeExpiredError,
     EpisodeNotFoundError,
     LimitExceededError,
     RequestTooLargeError,
@@ -64,7 +65,8 @@ def raise_for_response(response: httpx.Response) -> None:
 
     Raises:
         ControlAuthError: 401 (token) or 403 (Host/Origin).
-        EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError).
+        EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError);
+            EpisodeExpiredError for a keyed episode that expired.
         SnapshotNotFoundError: 404 naming a snapshot.
         RequestTooLargeError: 413 (a body over the listener's limit).
         CapacityError, LimitExceededError: 429, told apart by the error code.
@@ -82,8 +84,9 @@ def raise_for_response(response: httpx.Response) -> None:
     if status in (401, 403):
         raise ControlAuthError(f"control API refused the request ({status}): {message}")
     if status == 404:
-        if code in (EpisodeNotFoundError.code, SnapshotNotFoundError.code):
-            raise (SnapshotNotFoundError if code == SnapshotNotFoundError.code else EpisodeNotFoundError)(message)
+        found = {cls.code: cls for cls in (EpisodeNotFoundError, SnapshotNotFoundError, EpisodeExpiredError)}
+        if code in found:
+            raise found[code](message)
         raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
                          "(is the base URL the control listener?)")
     if status == 413:

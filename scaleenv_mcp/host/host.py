@@ -173,7 +173,7 @@ class Host:
             host.pool.stop()
 
     async def _reap_forever(self) -> None:
-        interval = max(1.0, min(60.0, self.settings.idle_timeout / 4))
+        interval = max(1.0, min(60.0, min(self.settings.idle_timeout, self.settings.key_idle_timeout) / 4))
         while True:
             await asyncio.sleep(interval)
             closed = await self.registry.close_idle()

@@ -33,6 +33,7 @@ from scaleenv_mcp.errors import (
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
+from tests.support_mcp import refusal
 
 pytestmark = pytest.mark.anyio
 
@@ -73,19 +74,6 @@ async def _call(url: str, tool: str, **arguments: Any) -> dict[str, Any]:
         result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     return result.structured_content
-
-
-async def _refusal(url: str, mode: str) -> MCPError:
-    """The JSON-RPC error an MCP client meets on connecting to ``url`` (raised from its task group)."""
-    try:
-        async with mcp.Client(url, mode=mode) as client:
-            await client.list_tools()
-    except BaseException as error:  # noqa: BLE001 - unwrapped below
-        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-            error = error.exceptions[0]
-        assert isinstance(error, MCPError), repr(error)
-        return error
-    raise AssertionError(f"{url} accepted an MCP client")
 
 
 async def _legacy_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
@@ -298,7 +286,7 @@ async def test_interactive_connections_cannot_use_up_the_harness_cap(tmp_path: P
                         ).structured_content["loan_id"] == "LN-00008"
             # a third interactive connection is refused up front with HTTP 429 and the reason
             # (the registry holds the same cap again behind it)...
-            assert "interactive episode cap of 2 reached" in (await _refusal(url, "legacy")).error.message
+            assert "interactive episode cap of 2 reached" in (await refusal(url, "legacy")).error.message
             async with httpx.AsyncClient() as http:
                 refused = await http.post(url, headers={"Accept": "application/json, text/event-stream"}, json={
                     "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -391,7 +379,7 @@ async def test_idle_episodes_expire_and_free_their_slot(tmp_path: Path):
             response = await http.get(f"{urls.control_url}/episodes/{idle.id}/fingerprint")
         assert response.status_code == 404 and response.json()["error"]["code"] == "episode_not_found"
         for mode in ("auto", "legacy"):
-            expired = await _refusal(idle.agent_url, mode)
+            expired = await refusal(idle.agent_url, mode)
             assert expired.error.code == -32004 and "expired" in expired.error.message
         await _call(busy.agent_url, "get_member", member_id="MEM-00001")
         # the expired episode's slot is free again

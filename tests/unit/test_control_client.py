@@ -27,7 +27,7 @@ from scaleenv_mcp.host.control import error_response
 pytestmark = pytest.mark.anyio
 
 # What the control app says for each error class, and what the client must raise for it.
-ROUND_TRIP = {SnapshotNotFoundError: 404, EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429,
+ROUND_TRIP = {SnapshotNotFoundError: 404, errors.EpisodeExpiredError: 404, EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429,
               RequestTooLargeError: 413, UsageError: 400, EnvironmentFaultError: 500}
 
 

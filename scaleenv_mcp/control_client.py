@@ -52,6 +52,8 @@ from scaleenv_mcp.host.control_models import (
     SnapshotBody,
     SnapshotRequest,
     TablesBody,
+    TaskCard,
+    TaskList,
     TraceBody,
 )
 from scaleenv_mcp.state.diff import StateDiff
@@ -237,6 +239,12 @@ class ControlClient:
 
     async def trace(self, episode_id: str) -> list[TraceRecord]:
         return TraceBody.model_validate_json((await self._send("GET", self._episode(episode_id, "/trace"))).content).trace
+
+    async def tasks(self, domain: str, split: str | None = None) -> list[TaskCard]:
+        """A domain's tasks as a harness runs them (the user's side and the reference actions), by id."""
+        params = [("split", split)] if split else None
+        response = await self._send("GET", f"/domains/{quote(domain, safe='')}/tasks", params=params)
+        return TaskList.model_validate_json(response.content).tasks
 
     async def domains(self) -> list[DomainInfo]:
         return DomainList.model_validate_json((await self._send("GET", "/domains")).content).domains

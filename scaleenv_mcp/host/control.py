@@ -200,6 +200,16 @@ class _Routes:
         episode = self.registry.get(request.path_params["id"])
         return JSONResponse({"trace": [r.model_dump(mode="json") for r in episode.trace]})
 
+    async def tasks(self, request: Request) -> JSONResponse:
+        runtime = self.registry.domain(request.path_params["slug"])
+        split = request.query_params.get("split")
+        cards = [models.TaskCard(id=t.id, domain=t.domain, split=t.split, difficulty=t.difficulty, kind=t.kind,
+                                 opening=t.user.opening, instruction=t.user.instruction, known=t.user.known,
+                                 withheld=t.user.withheld, actions=[a.model_dump(mode="json") for a in t.actions],
+                                 communicate=t.communicate)
+                 for t in sorted(runtime.package.tasks.values(), key=lambda t: t.id) if split in (None, t.split)]
+        return JSONResponse(models.TaskList(tasks=cards).model_dump(mode="json"))
+
     async def domains(self, request: Request) -> JSONResponse:
         return JSONResponse({"domains": [
             {"slug": r.slug, "title": r.manifest.title, "tools": len(r.manifest.tools), "tasks": len(r.package.tasks)}
@@ -209,6 +219,8 @@ class _Routes:
 # (method, path, handler name, summary, request model, response model, success status)
 _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, int]] = [
     ("GET", "/domains", "domains", "Domains served by this host", None, models.DomainList, 200),
+    ("GET", "/domains/{slug}/tasks", "tasks", "A domain's tasks as harnesses run them (?split=train|test)", None,
+     models.TaskList, 200),
     ("POST", "/episodes", "create", "Create episodes from a domain's seed or a task (batched)", models.CreateEpisodes, models.EpisodeList, 201),
     ("GET", "/episodes", "list", "List live episodes", None, models.EpisodeList, 200),
     ("GET", "/episodes/{id}", "get", "One episode", None, models.EpisodeInfo, 200),
@@ -237,8 +249,9 @@ def build_openapi() -> dict[str, Any]:
         operation: dict[str, Any] = {"operationId": name, "summary": summary, "security": [{"bearer": []}],
                                      "responses": {"default": {"description": "error",
                                                                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
-        if "{id}" in path:
-            operation["parameters"] = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
+        for name in ("id", "slug"):
+            if f"{{{name}}}" in path:
+                operation["parameters"] = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}]
         if request_model is not None:
             schemas[request_model.__name__] = request_model.model_json_schema(ref_template="#/components/schemas/{model}")
             operation["requestBody"] = {"required": True, "content": {"application/json": {

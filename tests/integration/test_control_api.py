@@ -46,6 +46,7 @@ OPERATIONS = {  # every operation issue 3 asks for, as (method, path)
     ("POST", "/episodes/{id}/fork"), ("GET", "/episodes/{id}/fingerprint"), ("GET", "/episodes/{id}/tables"),
     ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/episodes/{id}/reward"), ("POST", "/rewards"),
     ("GET", "/episodes/{id}/trace"), ("GET", "/domains"), ("DELETE", "/snapshots/{id}"),
+    ("GET", "/domains/{slug}/tasks"),  # issue 23: adapters' datasets
 }
 
 
@@ -415,6 +416,13 @@ async def test_batched_rewards_score_each_episode_and_report_errors_per_episode(
 
     async with _running(_settings(tmp_path), [domains]) as (_, _, control):
         assert [(d.slug, d.tasks) for d in await control.domains()] == [("tiny_library", 1)]
+        [card] = await control.tasks("tiny_library")
+        assert (card.id, card.opening, card.known, card.actions) == (
+            "lend-grace", "I'd like to borrow Dune, please.", {"member_id": "MEM-00004"},
+            [{"tool": "borrow_book", "arguments": {"member_id": "MEM-00004", "book_id": "BK-00001"}}])
+        assert await control.tasks("tiny_library", split="test") == []
+        with pytest.raises(UsageError, match="not served here"):
+            await control.tasks("no_such_domain")
         solved, idle, wrong = await control.create_episodes("tiny_library", "lend-grace", count=3)
         [seed] = await control.create_episodes("tiny_library")
         await _call(solved.agent_url, "borrow_book", member_id="MEM-00004", book_id="BK-00001")
@@ -518,7 +526,7 @@ async def test_openapi_document_is_valid_and_complete(listeners: Listeners):
             assert any(code.startswith("2") for code in op["responses"]), (method, path)
             assert all("description" in r for r in op["responses"].values())
             declared = [p["name"] for p in op.get("parameters", []) if p["in"] == "path"]
-            assert declared == (["id"] if "{id}" in path else []), (method, path)
+            assert declared == (["id"] if "{id}" in path else ["slug"] if "{slug}" in path else []), (method, path)
             if method in ("post",) and path in ("/episodes", "/rewards", "/episodes/{id}/restore", "/episodes/{id}/reward"):
                 assert "requestBody" in op, path
     schemas = doc["components"]["schemas"]

@@ -1,0 +1,74 @@
+"""Other frameworks against a real ``scaleenv serve`` on loopback, each in its own virtual environment
+(issue #23): LangChain's session-per-call client on a keyed URL, and the verifiers, OpenEnv and NeMo
+Gym adapters running the examples in clients/examples/ with the oracle (reward 1.0) and a random
+policy (mean below 0.2) on 10 tasks of two domains. Slow: the first run installs each framework
+from PyPI (tests/support_frameworks.py caches the venvs; without PyPI they skip, under CI=1 fail).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from scaleenv_mcp.soak.served import ServedHost
+from tests.support_frameworks import framework_python, run_example
+
+pytestmark = pytest.mark.slow
+
+DOMAINS = ["smart_home", "express_logistics"]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServedHost]:
+    """``scaleenv serve`` on free loopback ports with two shipped domains (validated by their own tests)."""
+    host = ServedHost(None, tmp_path_factory.mktemp("served-state"), domains=DOMAINS, skip_validation=True)
+    with host:
+        headers = {"authorization": f"Bearer {host.token}"}
+        deadline = time.monotonic() + 120
+        while {d["slug"] for d in httpx.get(f"{host.control_url}/domains", headers=headers).json()["domains"]} != set(
+                DOMAINS):
+            assert time.monotonic() < deadline, "both domains should come online"
+            time.sleep(0.2)
+        yield host
+
+
+def _json_line(run: Any) -> dict[str, Any]:
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_langchain_default_get_tools_keeps_state_on_a_keyed_url(served: ServedHost):
+    python = framework_python("langchain")
+    keyed = _json_line(run_example(python, "clients.examples.langchain_keyed",
+                                   "--endpoint", f"{served.agent_url}/mcp/smart_home/s/langchain-run"))
+    assert (keyed["before"], keyed["written"], keyed["after"]) == ("disarmed", "away", "away")
+    # The trap the keyed URL exists for: on /mcp/{domain} each of langchain's sessions is a new episode.
+    plain = _json_line(run_example(python, "clients.examples.langchain_keyed",
+                                   "--endpoint", f"{served.agent_url}/mcp/smart_home"))
+    assert (plain["written"], plain["after"]) == ("away", "disarmed")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _adapter_args(served: ServedHost, policy: str) -> list[str]:
+    return ["--url", served.agent_url, "--control-url", served.control_url, "--token-file", str(served.token_file),
+            "--domains", *DOMAINS, "--tasks-per-domain", "5", "--policy", policy]
+
+
+def _down_args(tmp_path: Path) -> list[str]:
+    token = tmp_path / "token"
+    token.write_text("x" * 40)
+    port = _free_port()  # nothing listens there
+    return ["--url", f"http://127.0.0.1:{port}", "--control-url", f"http://127.0.0.1:{port}",
+            "--token-file", str(token), "--domains", "smart_home", "--tasks-per-domain", "1"]

@@ -50,14 +50,17 @@ def unavailable(reason: str) -> None:
 
 
 def _interpreter(version: str) -> str | None:
+    """A Python of ``version`` that runs: this one, a pyenv install, or one on PATH (pyenv's shim on
+    PATH fails for a version it has not selected, so each candidate is tried)."""
     if version == f"{sys.version_info.major}.{sys.version_info.minor}":
         return sys.executable
-    found = shutil.which(f"python{version}")
-    if found:
-        return found
     pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    candidates = sorted(pyenv.glob(f"{version}.*/bin/python{version}"))
-    return str(candidates[-1]) if candidates else None
+    candidates = [str(p) for p in sorted(pyenv.glob(f"{version}.*/bin/python{version}"), reverse=True)]
+    candidates += [found] if (found := shutil.which(f"python{version}")) else []
+    for candidate in candidates:
+        if subprocess.run([candidate, "-c", "pass"], capture_output=True).returncode == 0:
+            return candidate
+    return None
 
 
 def framework_python(name: str) -> Path:

@@ -1,17 +1,24 @@
 """What the framework examples share: their command line, the no-host-import check, the report.
 
-Standard library only: the examples run in the frameworks' own virtual environments, where this
+Standard library and httpx only: the examples run in the frameworks' own virtual environments, where this
 project is not installed (tests/support_frameworks.py builds them).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import socket
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
-__all__ = ["parser", "print_report", "require_no_host_import"]
+from clients.adapters.remote import HostError
+
+__all__ = ["free_port", "main", "parser", "print_report", "require_no_host_import", "run_main", "serve_in_thread"]
 
 HOST_PACKAGES = {"scaleenv_mcp", "verifier", "generator"}
 
@@ -41,3 +48,38 @@ def print_report(policy: str, rewards: dict[str, float], extra: dict[str, object
     values: Sequence[float] = list(rewards.values())
     mean = sum(values) / len(values) if values else 0.0
     print(json.dumps({"policy": policy, "rewards": rewards, "mean": mean, **(extra or {})}))
+
+
+def run_main(rollouts: Coroutine[Any, Any, dict[str, float]], policy: str) -> None:
+    """Run the rollouts and print the report; a host that is down or refuses is one line and exit 3."""
+    try:
+        rewards = asyncio.run(rollouts)
+    except HostError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(3) from None
+    print_report(policy, rewards)
+    require_no_host_import()
+
+
+def main(description: str, rollouts: Callable[..., Coroutine[Any, Any, dict[str, float]]]) -> None:
+    """Parse the command line and run ``rollouts(url, control_url, token_file, domains, per_domain, policy, seed)``."""
+    options = parser(description).parse_args()
+    run_main(rollouts(options.url, options.control_url, options.token_file, options.domains,
+                      options.tasks_per_domain, options.policy, options.seed), options.policy)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def serve_in_thread(app: Any, port: int) -> tuple[str, Any]:
+    """A framework's ASGI app on a loopback port, in a daemon thread; set ``server.should_exit`` to stop it."""
+    import uvicorn
+
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return f"http://127.0.0.1:{port}", server

@@ -8,7 +8,6 @@ from PyPI (tests/support_frameworks.py caches the venvs; without PyPI they skip,
 from __future__ import annotations
 
 import json
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from clients.examples.adapter_cli import free_port
 from scaleenv_mcp.soak.served import ServedHost
 from tests.support_frameworks import framework_python, run_example
 
@@ -55,12 +55,6 @@ def test_langchain_default_get_tools_keeps_state_on_a_keyed_url(served: ServedHo
     assert (plain["written"], plain["after"]) == ("away", "disarmed")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _adapter_args(served: ServedHost, policy: str) -> list[str]:
     return ["--url", served.agent_url, "--control-url", served.control_url, "--token-file", str(served.token_file),
             "--domains", *DOMAINS, "--tasks-per-domain", "5", "--policy", policy]
@@ -69,6 +63,34 @@ def _adapter_args(served: ServedHost, policy: str) -> list[str]:
 def _down_args(tmp_path: Path) -> list[str]:
     token = tmp_path / "token"
     token.write_text("x" * 40)
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     return ["--url", f"http://127.0.0.1:{port}", "--control-url", f"http://127.0.0.1:{port}",
             "--token-file", str(token), "--domains", "smart_home", "--tasks-per-domain", "1"]
+
+
+ADAPTERS = [("openenv", "clients.examples.openenv_rollout"), ("nemo_gym", "clients.examples.nemo_gym_rollout")]
+
+
+@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=[f for f, _ in ADAPTERS])
+def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHost, framework: str, example: str):
+    python = framework_python(framework)
+    oracle = _json_line(run_example(python, example, *_adapter_args(served, "oracle")))
+    assert len(oracle["rewards"]) == 10 and {t.split("-")[0] for t in oracle["rewards"]} == set(DOMAINS)
+    assert set(oracle["rewards"].values()) == {1.0}, oracle
+    random = _json_line(run_example(python, example, *_adapter_args(served, "random")))
+    assert random["rewards"].keys() == oracle["rewards"].keys() and random["mean"] < 0.2, random
+    # nothing is left behind on the host: every episode the adapter created was closed
+    headers = {"authorization": f"Bearer {served.token}"}
+    episodes = httpx.get(f"{served.control_url}/episodes", headers=headers).json()["episodes"]
+    assert [e for e in episodes if e["origin"] == "harness"] == []
+
+
+@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=[f for f, _ in ADAPTERS])
+def test_adapter_pointed_at_a_host_that_is_down_says_so_at_once(tmp_path: Path, framework: str, example: str):
+    python = framework_python(framework)
+    started = time.monotonic()
+    run = run_example(python, example, *_down_args(tmp_path), timeout=120)
+    assert run.returncode == 3, run.stderr[-2000:]
+    assert "error: no scaleenv host answers at http://127.0.0.1:" in run.stderr
+    assert "is `scaleenv serve` running there?" in run.stderr and "Traceback" not in run.stderr
+    assert time.monotonic() - started < 60

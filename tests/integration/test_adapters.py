@@ -68,7 +68,8 @@ def _down_args(tmp_path: Path) -> list[str]:
             "--token-file", str(token), "--domains", "smart_home", "--tasks-per-domain", "1"]
 
 
-ADAPTERS = [("openenv", "clients.examples.openenv_rollout"), ("nemo_gym", "clients.examples.nemo_gym_rollout")]
+ADAPTERS = [("verifiers", "clients.examples.verifiers_rollout"), ("openenv", "clients.examples.openenv_rollout"),
+            ("nemo_gym", "clients.examples.nemo_gym_rollout")]
 
 
 @pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=[f for f, _ in ADAPTERS])

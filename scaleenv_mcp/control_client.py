@@ -240,6 +240,15 @@ class ControlClient:
     async def trace(self, episode_id: str) -> list[TraceRecord]:
         return TraceBody.model_validate_json((await self._send("GET", self._episode(episode_id, "/trace"))).content).trace
 
+    async def keyed_episode(self, domain: str, key: str) -> EpisodeInfo:
+        """The episode a key of ``/mcp/{domain}/s/{key}`` holds (to score it, snapshot it...).
+
+        Raises:
+            EpisodeExpiredError: its episode expired or was closed. EpisodeNotFoundError: never used.
+        """
+        response = await self._send("GET", f"/keys/{quote(domain, safe='')}/{quote(key, safe='')}")
+        return EpisodeInfo.model_validate_json(response.content)
+
     async def tasks(self, domain: str, split: str | None = None) -> list[TaskCard]:
         """A domain's tasks as a harness runs them (the user's side and the reference actions), by id."""
         params = [("split", split)] if split else None

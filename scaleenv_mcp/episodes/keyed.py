@@ -20,7 +20,7 @@ import re
 from collections import OrderedDict
 
 from scaleenv_mcp.episodes.registry import Episode, EpisodeOrigin, EpisodeRegistry
-from scaleenv_mcp.errors import EpisodeExpiredError, UsageError
+from scaleenv_mcp.errors import EpisodeExpiredError, EpisodeNotFoundError, UsageError
 from scaleenv_mcp.settings import HostSettings
 
 __all__ = ["KEY_PATTERN", "KeyedEpisodes"]
@@ -87,6 +87,19 @@ class KeyedEpisodes:
         self.of_episode[episode.id] = where
         future.set_result(episode.id)
         return episode.id
+
+    def lookup(self, domain: str, key: str) -> str:
+        """The live episode of ``key``, without creating one (the control API's ``GET /keys/...``).
+
+        Raises:
+            EpisodeExpiredError: it expired or was closed. EpisodeNotFoundError: the key was never used.
+        """
+        where = (domain, key)
+        if where in self.ended:
+            raise EpisodeExpiredError(self.ended[where])
+        if where not in self.live:
+            raise EpisodeNotFoundError(f"key {key!r} has no episode on {domain}")
+        return self.live[where]
 
     async def close(self, domain: str, key: str) -> None:
         """End the key's episode now; the key then answers ``episode_expired``.

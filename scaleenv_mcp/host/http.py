@@ -199,10 +199,10 @@ class _EndpointSet:
             await self.stop.wait()
 
 
-def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starlette:
+def build_agent_app(registry: EpisodeRegistry, settings: HostSettings, keyed: KeyedEpisodes | None = None) -> Starlette:
     """The Starlette app of the agent listener for every domain the registry serves (now or later)."""
     endpoints = _EndpointSet(registry, settings)
-    keyed = KeyedEpisodes(registry, settings)
+    keyed = keyed or KeyedEpisodes(registry, settings)
 
     async def episode_route(scope: Scope, receive: Receive, send: Send) -> None:
         episode_id = scope["path_params"]["episode_id"]

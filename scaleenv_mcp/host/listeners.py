@@ -57,7 +57,7 @@ async def serving(host: Host, settings: HostSettings | None = None,
     """Start the listeners of a running host (on ``bound`` sockets, or bound now); stop them when the block ends."""
     settings = settings or host.settings
     bound = bound or BoundSockets.bind(settings)
-    apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings), bound.agent)]
+    apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings, host.keyed), bound.agent)]
     control_url = token_path = token = None
     agent_url = f"http://{display_host(settings.host)}:{bound.agent.getsockname()[1]}"
     if bound.control is not None:

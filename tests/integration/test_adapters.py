@@ -49,6 +49,11 @@ def test_langchain_default_get_tools_keeps_state_on_a_keyed_url(served: ServedHo
     keyed = _json_line(run_example(python, "clients.examples.langchain_keyed",
                                    "--endpoint", f"{served.agent_url}/mcp/smart_home/s/langchain-run"))
     assert (keyed["before"], keyed["written"], keyed["after"]) == ("disarmed", "away", "away")
+    headers = {"authorization": f"Bearer {served.token}"}  # the harness finds the episode by its key
+    episode = httpx.get(f"{served.control_url}/keys/smart_home/langchain-run", headers=headers).json()
+    assert episode["calls"] == 3
+    diff = httpx.get(f"{served.control_url}/episodes/{episode['id']}/diff", headers=headers).json()
+    assert [c["after"]["alarm_mode"] for c in diff["tables"]["homes"]["changed"]] == ["away"]
     # The trap the keyed URL exists for: on /mcp/{domain} each of langchain's sessions is a new episode.
     plain = _json_line(run_example(python, "clients.examples.langchain_keyed",
                                    "--endpoint", f"{served.agent_url}/mcp/smart_home"))

@@ -46,7 +46,7 @@ OPERATIONS = {  # every operation issue 3 asks for, as (method, path)
     ("POST", "/episodes/{id}/fork"), ("GET", "/episodes/{id}/fingerprint"), ("GET", "/episodes/{id}/tables"),
     ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/episodes/{id}/reward"), ("POST", "/rewards"),
     ("GET", "/episodes/{id}/trace"), ("GET", "/domains"), ("DELETE", "/snapshots/{id}"),
-    ("GET", "/domains/{slug}/tasks"),  # issue 23: adapters' datasets
+    ("GET", "/domains/{slug}/tasks"), ("GET", "/keys/{slug}/{key}"),  # issue 23: adapters' datasets, keyed URLs
 }
 
 
@@ -526,7 +526,7 @@ async def test_openapi_document_is_valid_and_complete(listeners: Listeners):
             assert any(code.startswith("2") for code in op["responses"]), (method, path)
             assert all("description" in r for r in op["responses"].values())
             declared = [p["name"] for p in op.get("parameters", []) if p["in"] == "path"]
-            assert declared == (["id"] if "{id}" in path else ["slug"] if "{slug}" in path else []), (method, path)
+            assert declared == [n for n in ("id", "slug", "key") if f"{{{n}}}" in path], (method, path)
             if method in ("post",) and path in ("/episodes", "/rewards", "/episodes/{id}/restore", "/episodes/{id}/reward"):
                 assert "requestBody" in op, path
     schemas = doc["components"]["schemas"]

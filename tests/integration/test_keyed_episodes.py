@@ -16,7 +16,9 @@ import mcp
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.episodes.call_ids import CALL_ID_META_KEY
+from scaleenv_mcp.errors import EpisodeExpiredError, EpisodeNotFoundError
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
@@ -46,6 +48,12 @@ async def test_a_key_keeps_one_episode_across_sessions(host: Host, listeners: Li
     assert await _loan(f"{url}-other", mode) == "LN-00008"  # another key: another episode
     keyed = [e for e in host.registry.episodes.values() if e.domain.slug == "tiny_library"]
     assert len(keyed) == 2 and sorted(e.calls for e in keyed) == [1, 2]
+    async with ControlClient(listeners.control_url, listeners.token) as control:  # the harness finds it by key
+        episode = await control.keyed_episode("tiny_library", f"run-{mode}")
+        assert episode.calls == 2 and episode.origin == "interactive"
+        assert len((await control.diff(episode.id)).tables["loans"].added) == 2
+        with pytest.raises(EpisodeNotFoundError, match="key 'never' has no episode"):
+            await control.keyed_episode("tiny_library", "never")
 
 
 async def test_concurrent_first_uses_of_a_key_share_one_episode(host: Host, listeners: Listeners):
@@ -85,6 +93,9 @@ async def test_an_expired_key_says_so_and_never_starts_afresh(quick_expiry: tupl
         assert "key 'short' on tiny_library expired after 0.5 s unused" in expired.message
         assert "new key" in expired.message
     assert host.registry.episodes == {}  # nothing fresh was made for the expired key
+    async with ControlClient(listeners.control_url, listeners.token) as control:
+        with pytest.raises(EpisodeExpiredError, match="expired after 0.5 s unused"):
+            await control.keyed_episode("tiny_library", "short")
 
 
 async def test_a_delete_without_session_closes_the_key_and_old_keys_are_forgotten_in_order(

@@ -121,5 +121,5 @@ def test_public_surface_is_pinned():
     operations = {name for name, _ in inspect.getmembers(ControlClient, inspect.iscoroutinefunction)
                   if not name.startswith("_")}
     assert operations == {"aclose", "close", "create_episodes", "create_many", "delete_snapshot", "diff", "domains",
-                          "fingerprint", "fork", "get_episode", "list_episodes", "reset", "restore", "reward", "rewards",
-                          "snapshot", "tables", "trace"}
+                          "fingerprint", "fork", "get_episode", "keyed_episode", "list_episodes", "reset", "restore", "reward",
+                          "rewards", "snapshot", "tables", "tasks", "trace"}

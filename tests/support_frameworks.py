@@ -36,7 +36,7 @@ class Framework:
 
 FRAMEWORKS = {
     "langchain": Framework(("langchain-mcp-adapters==0.3.2",)),
-    "verifiers": Framework(("verifiers==0.4.0",)),
+    "verifiers": Framework(("verifiers==0.4.0", "uv")),  # vf-eval sets its harness up with uv
     "openenv": Framework(("openenv-core==0.3.0",)),
     "nemo_gym": Framework(("nemo-gym==0.4.0",), python="3.12"),  # 0.4.0 is the last for Python < 3.13.14
 }

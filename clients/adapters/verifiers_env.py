@@ -4,10 +4,11 @@ episodes made through the control API, tools forwarded to the episode's MCP URL,
     env = load_environment(domain="smart_home", url="http://127.0.0.1:8765",
                            control_url="http://127.0.0.1:8766", token_file="~/.scaleenv/control-token")
 
-verifiers finds a taskset by a plugin id that must be a top-level module name, so importing this
-module also registers it as ``scaleenv_verifiers`` (``TASKSET_ID``; it exports one ``Taskset``
-subclass in ``__all__``, as plugins must). verifiers' command line (``vf eval scaleenv_verifiers``)
-would need that name importable in a fresh process: not shipped yet (docs/integrations.md).
+verifiers finds a taskset by a plugin id that must be a top-level module name: ``scaleenv_verifiers``
+(``TASKSET_ID``), a one-line module in clients/adapters/verifiers_plugin/ (put that folder on
+PYTHONPATH for ``vf-eval scaleenv_verifiers --env.taskset.domain ...``; clients/examples/verifiers_eval.py
+runs it so), and importing this module registers the name in-process too. verifiers launches the
+toolset as ``python -m clients.adapters.verifiers_env``.
 
 - dataset: the domain's tasks (``GET /domains/{slug}/tasks``), one ``ScaleEnvTask`` each, whose
   prompt is the user's request with the facts they would give when asked (no simulated user);
@@ -30,6 +31,7 @@ from typing import Any
 
 import verifiers.v1 as vf
 from pydantic import Field
+from verifiers.v1.types import content_text
 
 from clients.adapters.remote import RemoteEpisode, ScaleEnvRemote, ToolResult, task_prompt
 
@@ -136,7 +138,7 @@ class ScaleEnvTask(vf.Task[ScaleEnvData, ScaleEnvState, ScaleEnvTaskConfig]):
     async def scaleenv(self, trace: vf.Trace) -> float:
         """The host's reward: 1.0 when the episode's state matches the task's gold, else 0.0."""
         state = trace.state
-        told = [vf.content_text(m.content) for m in trace.assistant_messages]
+        told = [content_text(m.content) for m in trace.assistant_messages]
         told += [trace.root_reply] if trace.root_reply else []
         async with _remote(state) as remote:
             report = await remote.reward(_episode(state), told)
@@ -190,3 +192,7 @@ def load_environment(domain: str = "smart_home", url: str = "http://127.0.0.1:87
         url=url, control_url=control_url, token_file=token_file, timeout=timeout))
     return vf.load_environment(vf.SingleAgentEnvConfig(taskset=taskset, **env))
 
+
+
+if __name__ == "__main__":  # verifiers launches a toolset as `python -m <its module>`
+    ScaleEnvToolset.run()

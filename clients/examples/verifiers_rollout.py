@@ -8,8 +8,9 @@ taskset is the domain's tasks); each task then runs the rollout's steps through 
 own hooks, on a ``vf.Trace``: ``task.setup`` creates the episode, every policy action goes
 through ``forward_call`` (what the taskset's MCP toolset runs for a model's tool call), the final
 message becomes the trace's reply, and ``task.score`` records the host's reward as the trace's
-``scaleenv`` reward. What this does not run is verifiers' own rollout engine (a harness and a
-model behind its interception proxy): see docs/integrations.md. Needs verifiers 0.4.
+``scaleenv`` reward. This is ``load_environment`` and the taskset's hooks on their own; verifiers'
+own rollout engine (``vf-eval``, a harness and a model) runs them in clients/examples/verifiers_eval.py.
+Needs verifiers 0.4.
 """
 
 from __future__ import annotations

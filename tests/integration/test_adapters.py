@@ -73,11 +73,12 @@ def _down_args(tmp_path: Path) -> list[str]:
             "--token-file", str(token), "--domains", "smart_home", "--tasks-per-domain", "1"]
 
 
-ADAPTERS = [("verifiers", "clients.examples.verifiers_rollout"), ("openenv", "clients.examples.openenv_rollout"),
-            ("nemo_gym", "clients.examples.nemo_gym_rollout")]
+ADAPTERS = [("verifiers", "clients.examples.verifiers_rollout"), ("verifiers", "clients.examples.verifiers_eval"),
+            ("openenv", "clients.examples.openenv_rollout"), ("nemo_gym", "clients.examples.nemo_gym_rollout")]
+IDS = ["verifiers-hooks", "verifiers-vf-eval", "openenv", "nemo_gym"]
 
 
-@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=[f for f, _ in ADAPTERS])
+@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=IDS)
 def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHost, framework: str, example: str):
     python = framework_python(framework)
     oracle = _json_line(run_example(python, example, *_adapter_args(served, "oracle")))
@@ -91,7 +92,7 @@ def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHo
     assert [e for e in episodes if e["origin"] == "harness"] == []
 
 
-@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=[f for f, _ in ADAPTERS])
+@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=IDS)
 def test_adapter_pointed_at_a_host_that_is_down_says_so_at_once(tmp_path: Path, framework: str, example: str):
     python = framework_python(framework)
     started = time.monotonic()

@@ -161,3 +161,16 @@ async def test_call_ids_work_on_episode_urls_and_reset_forgets_them(host: Host, 
     assert await _loan(f"{listeners.agent_url}/mcp/episodes/{fork.id}", "auto", call_id="x") == "LN-00008"
     await host.registry.reset(episode.id)
     assert await _loan(url, "auto", call_id="x") == "LN-00008" and len(episode.trace) == 1
+
+
+async def test_keys_count_against_the_interactive_cap(tmp_path: Path):
+    settings = HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, token_file=tmp_path / "token",
+                            max_interactive_episodes=1)
+    async with Host.running(settings, [FIXTURE_DOMAINS]) as host, serving(host) as listeners:
+        base = f"{listeners.agent_url}/mcp/tiny_library/s"
+        assert await _loan(f"{base}/first", "auto") == "LN-00008"
+        refused = await refusal(f"{base}/second", "auto")
+        assert refused.code == -32005 and refused.data == {"code": "capacity"}
+        assert "interactive episode cap of 1 reached" in refused.message
+        assert await _loan(f"{base}/first", "legacy") == "LN-00009"  # the live key still works
+        assert len(host.registry.episodes) == 1

@@ -189,6 +189,6 @@ def _result(response: httpx.Response, method: str) -> Any:
         raise HostError(f"MCP {method}: the host answered {response.status_code} without JSON") from None
     if "error" in message:
         error = message["error"]
-        code = (error.get("data") or {}).get("code", "") if isinstance(error.get("data"), dict) else ""
-        raise HostError(f"MCP {method}: {error.get('message')}", code)
+        data = error.get("data")
+        raise HostError(f"MCP {method}: {error.get('message')}", data.get("code", "") if isinstance(data, dict) else "")
     return message.get("result")

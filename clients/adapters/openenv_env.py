@@ -8,9 +8,15 @@ forward to its MCP URL, a finish action reads the reward from the control API.
     observation = env.step(ScaleEnvAction(type="finish", message="Done: ..."))   # done, reward 1.0 or 0.0
 
 Actions: OpenEnv's own ``ListToolsAction`` and ``CallToolAction``, or ``ScaleEnvAction`` (one flat
-model with ``type`` list_tools | call_tool | finish, which is what ``create_app`` deserialises, so
-OpenEnv's HTTP/WebSocket server and ``GenericEnvClient`` work unchanged: ``build_app``). The
-reward is 0 until the finish action, then the host's (state compared with the task's gold).
+model with ``type`` list_tools | call_tool | message | finish, which is what ``create_app``
+deserialises, so OpenEnv's HTTP/WebSocket server and ``GenericEnvClient`` work unchanged:
+``build_app``). Two kinds of user: ``user="facts"`` (the default) puts the request and every fact
+the user would give in the first observation, single turn; ``user="scripted"`` gives only the
+opening and answers each ``message`` action as ``scaleenv eval --user scripted`` does
+(clients/adapters/scripted_user.py): facts when the agent asks for them, and the end of the
+episode when the agent reports the goal done, gives up, or ``max_turns`` is spent. The reward is 0
+until the episode ends (the user stops, or a finish action), then the host's (state compared with
+the task's gold; the agent's messages count for the task's communicate facts).
 Imports only openenv-core and httpx (through ``remote``), never this project's host.
 """
 
@@ -35,6 +41,7 @@ from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
 from clients.adapters.remote import RemoteEpisode, ScaleEnvRemote, task_prompt
+from clients.adapters.scripted_user import ScriptedReplies, is_stop
 
 __all__ = ["ScaleEnvAction", "ScaleEnvEnvironment", "ScaleEnvObservation", "ScaleEnvState", "build_app"]
 
@@ -42,16 +49,17 @@ T = TypeVar("T")
 
 
 class ScaleEnvAction(Action):
-    type: Literal["list_tools", "call_tool", "finish"] = Field(description="What to do.")
+    type: Literal["list_tools", "call_tool", "message", "finish"] = Field(description="What to do.")
     tool_name: str | None = Field(default=None, description="call_tool: the tool.")
     arguments: dict[str, Any] = Field(default_factory=dict, description="call_tool: its arguments.")
-    message: str = Field(default="", description="finish: the final answer to the user (scored for facts).")
+    message: str = Field(default="", description="message, finish: what the agent tells the user.")
 
 
 class ScaleEnvObservation(Observation):
     domain: str = ""
     task_id: str = ""
-    prompt: str = Field(default="", description="The user's request and the facts they would give when asked.")
+    prompt: str = Field(default="", description="What the user says: the request (with every fact, for the facts user), "
+                        "or the scripted user's reply to a message.")
     tools: list[Tool] = Field(default_factory=list)
     tool_name: str | None = None
     result: Any = None
@@ -81,7 +89,8 @@ class ScaleEnvEnvironment(Environment[Action, Observation, ScaleEnvState]):
     SUPPORTS_CONCURRENT_SESSIONS = True  # each instance has its own episode on the host
 
     def __init__(self, url: str, control_url: str, token: str | None = None, *, token_file: str | None = None,
-                 domain: str = "smart_home", timeout: float = 60.0) -> None:
+                 domain: str = "smart_home", timeout: float = 60.0, user: Literal["facts", "scripted"] = "facts",
+                 max_turns: int = 10) -> None:
         super().__init__()
         self.domain = domain
         self._remote_args = dict(url=url, control_url=control_url, token=token, token_file=token_file, timeout=timeout)
@@ -90,6 +99,9 @@ class ScaleEnvEnvironment(Environment[Action, Observation, ScaleEnvState]):
         self._episode: RemoteEpisode | None = None
         self._state = ScaleEnvState(domain=domain)
         self._tasks: dict[str, dict[str, Any]] | None = None
+        self.user, self.max_turns = user, max_turns
+        self._replies: ScriptedReplies | None = None
+        self._told: list[str] = []
 
     # -- sync API: a private loop runs the async one ----------------------------------------
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> Observation:
@@ -133,7 +145,11 @@ class ScaleEnvEnvironment(Environment[Action, Observation, ScaleEnvState]):
                                     episode_id=episode_id or self._episode.id, step_count=0)
         tools = [Tool(name=t["name"], description=t.get("description", ""), input_schema=t.get("inputSchema", {}))
                  for t in await self._client().list_tools(self._episode)]
-        return ScaleEnvObservation(domain=self.domain, task_id=task_id, prompt=task_prompt(tasks[task_id]), tools=tools)
+        task = tasks[task_id]
+        self._told = []
+        self._replies = ScriptedReplies(task, self.max_turns) if self.user == "scripted" else None
+        prompt = task["opening"] if self._replies else task_prompt(task)
+        return ScaleEnvObservation(domain=self.domain, task_id=task_id, prompt=prompt, tools=tools)
 
     async def step_async(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> Observation:
         if self._episode is None:
@@ -149,7 +165,14 @@ class ScaleEnvEnvironment(Environment[Action, Observation, ScaleEnvState]):
             result = await remote.call_tool(self._episode, name or "", arguments)
             error = ToolError(error_type=ToolErrorType.EXECUTION_ERROR, message=result.text) if result.is_error else None
             return CallToolObservation(tool_name=name or "", result=result.structured or result.text, error=error)
-        report = await remote.reward(self._episode, [message] if message else [])
+        self._told += [message] if message else []
+        if kind == "message":
+            if self._replies is None:
+                raise ValueError("message actions need the scripted user: ScaleEnvEnvironment(user='scripted')")
+            reply = self._replies.reply(message)
+            if not is_stop(reply):
+                return ScaleEnvObservation(domain=self.domain, task_id=self._state.task_id or "", prompt=reply)
+        report = await remote.reward(self._episode, self._told)
         await self._close_episode()
         return ScaleEnvObservation(domain=self.domain, task_id=self._state.task_id or "", done=True,
                                    reward=report["reward"], metadata={"reward": report})

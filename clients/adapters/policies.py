@@ -4,7 +4,8 @@ The same brackets as ``scaleenv eval --agent oracle|random`` (clients/agents): t
 a task's reference actions, then tells the user what the task says it must (its communicate
 facts), and scores 1; the random policy makes a few schema-valid calls on random tools, then
 says it is done, and scores about 0. Standard library only (adapters run where this project is
-not installed); each example turns a ``Step`` into its framework's action.
+not installed; clients.completion is plain too); each example turns a ``Step`` into its framework's
+action.
 """
 
 from __future__ import annotations
@@ -14,11 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from clients.adapters.schema_values import collect_strings, sample_value
+from clients.completion import done_statement
 
 __all__ = ["OraclePolicy", "RandomPolicy", "Step"]
-
-DONE = "All done: I have completed your request."
-
 
 @dataclass(frozen=True)
 class Step:
@@ -30,11 +29,13 @@ class Step:
 
 
 class OraclePolicy:
-    """The task's reference actions (``actions`` of the control API's task card), then the done message."""
+    """The task's reference actions (``actions`` of the control API's task card), then the oracle's
+    statement that they are done (as ``scaleenv eval --agent oracle`` says it) with the facts to tell."""
 
     def __init__(self, task: dict[str, Any]) -> None:
         self.pending = list(task["actions"])
-        self.message = " ".join([DONE, *task.get("communicate", [])])
+        done = done_statement([a["tool"] for a in task["actions"]], task["opening"], task.get("kind") == "refusal")
+        self.message = " ".join([done, *task.get("communicate", [])])
 
     def next(self, observation: Any = None) -> Step:
         if self.pending:

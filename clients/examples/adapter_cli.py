@@ -50,22 +50,30 @@ def print_report(policy: str, rewards: dict[str, float], extra: dict[str, object
     print(json.dumps({"policy": policy, "rewards": rewards, "mean": mean, **(extra or {})}))
 
 
-def run_main(rollouts: Coroutine[Any, Any, dict[str, float]], policy: str) -> None:
-    """Run the rollouts and print the report; a host that is down or refuses is one line and exit 3."""
+def run_main(rollouts: Coroutine[Any, Any, Any], policy: str) -> None:
+    """Run the rollouts (rewards by task, or rewards and more to report) and print the report; a host
+    that is down or refuses is one line and exit 3."""
     try:
-        rewards = asyncio.run(rollouts)
+        result = asyncio.run(rollouts)
     except HostError as error:
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(3) from None
-    print_report(policy, rewards)
+    rewards, extra = result if isinstance(result, tuple) else (result, None)
+    print_report(policy, rewards, extra)
     require_no_host_import()
 
 
-def main(description: str, rollouts: Callable[..., Coroutine[Any, Any, dict[str, float]]]) -> None:
-    """Parse the command line and run ``rollouts(url, control_url, token_file, domains, per_domain, policy, seed)``."""
-    options = parser(description).parse_args()
-    run_main(rollouts(options.url, options.control_url, options.token_file, options.domains,
-                      options.tasks_per_domain, options.policy, options.seed), options.policy)
+def main(description: str, rollouts: Callable[..., Coroutine[Any, Any, Any]],
+         extra: dict[str, dict[str, Any]] | None = None) -> None:
+    """Parse the command line and run ``rollouts(url, control_url, token_file, domains, per_domain, policy,
+    seed, **extra options)``; ``extra`` maps an example's own options to their argparse settings."""
+    arguments = parser(description)
+    for flag, settings in (extra or {}).items():
+        arguments.add_argument(flag, **settings)
+    options = vars(arguments.parse_args())
+    common = ("url", "control_url", "token_file", "domains", "tasks_per_domain", "policy", "seed")
+    own = {k: v for k, v in options.items() if k not in common}
+    run_main(rollouts(*(options[k] for k in common), **own), options["policy"])
 
 
 def free_port() -> int:

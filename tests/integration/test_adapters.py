@@ -73,27 +73,35 @@ def _down_args(tmp_path: Path) -> list[str]:
             "--token-file", str(token), "--domains", "smart_home", "--tasks-per-domain", "1"]
 
 
-ADAPTERS = [("verifiers", "clients.examples.verifiers_rollout"), ("verifiers", "clients.examples.verifiers_eval"),
-            ("openenv", "clients.examples.openenv_rollout"), ("nemo_gym", "clients.examples.nemo_gym_rollout")]
-IDS = ["verifiers-hooks", "verifiers-vf-eval", "openenv", "nemo_gym"]
+ADAPTERS = {  # id -> (framework, example, its own options)
+    "verifiers-hooks": ("verifiers", "clients.examples.verifiers_rollout", []),
+    "verifiers-vf-eval": ("verifiers", "clients.examples.verifiers_eval", []),
+    "openenv": ("openenv", "clients.examples.openenv_rollout", []),
+    "openenv-scripted-user": ("openenv", "clients.examples.openenv_rollout", ["--user", "scripted"]),
+    "nemo_gym": ("nemo_gym", "clients.examples.nemo_gym_rollout", []),
+}
 
 
-@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=IDS)
-def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHost, framework: str, example: str):
+@pytest.mark.parametrize("adapter", ADAPTERS)
+def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHost, adapter: str):
+    framework, example, options = ADAPTERS[adapter]
     python = framework_python(framework)
-    oracle = _json_line(run_example(python, example, *_adapter_args(served, "oracle")))
+    oracle = _json_line(run_example(python, example, *_adapter_args(served, "oracle"), *options))
     assert len(oracle["rewards"]) == 10 and {t.split("-")[0] for t in oracle["rewards"]} == set(DOMAINS)
     assert set(oracle["rewards"].values()) == {1.0}, oracle
-    random = _json_line(run_example(python, example, *_adapter_args(served, "random")))
+    random = _json_line(run_example(python, example, *_adapter_args(served, "random"), *options))
     assert random["rewards"].keys() == oracle["rewards"].keys() and random["mean"] < 0.2, random
+    if "--user" in options:  # the scripted user ends the dialogue on the oracle's report, not by its budget
+        assert set(oracle["messages"].values()) == {1} and set(random["messages"].values()) == {10}
     # nothing is left behind on the host: every episode the adapter created was closed
     headers = {"authorization": f"Bearer {served.token}"}
     episodes = httpx.get(f"{served.control_url}/episodes", headers=headers).json()["episodes"]
     assert [e for e in episodes if e["origin"] == "harness"] == []
 
 
-@pytest.mark.parametrize(("framework", "example"), ADAPTERS, ids=IDS)
-def test_adapter_pointed_at_a_host_that_is_down_says_so_at_once(tmp_path: Path, framework: str, example: str):
+@pytest.mark.parametrize("adapter", [a for a in ADAPTERS if not ADAPTERS[a][2]])
+def test_adapter_pointed_at_a_host_that_is_down_says_so_at_once(tmp_path: Path, adapter: str):
+    framework, example, _ = ADAPTERS[adapter]
     python = framework_python(framework)
     started = time.monotonic()
     run = run_example(python, example, *_down_args(tmp_path), timeout=120)

@@ -14,7 +14,8 @@ toolset as ``python -m clients.adapters.verifiers_env``.
   prompt is the user's request with the facts they would give when asked (no simulated user);
 - rollout setup (``ScaleEnvTask.setup``): a new episode of the task, its MCP URL in the state;
 - tools (``ScaleEnvToolset``): the domain's tools, listed from and forwarded to that episode's URL,
-  each call with a call id so verifiers' reconnect-and-retry never writes twice;
+  one forwarded request per request the toolset gets (verifiers' harness retries a failed call
+  without any id, so a write whose answer was lost on that hop may run twice: docs/integrations.md);
 - rubric (``@vf.reward scaleenv``): the host's reward for the episode's state (the agent's messages
   count for the task's communicate facts), read back from the control API; the episode is closed.
 
@@ -24,7 +25,6 @@ Imports only verifiers and httpx (through ``remote``), never this project's host
 from __future__ import annotations
 
 import asyncio
-import itertools
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -39,7 +39,6 @@ __all__ = ["TASKSET_ID", "ScaleEnvTaskset", "forward_call", "list_episode_tools"
 
 TASKSET_ID = "scaleenv_verifiers"
 sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
-_call_ids = itertools.count()
 
 
 class ScaleEnvTaskConfig(vf.TaskConfig):
@@ -90,9 +89,9 @@ async def list_episode_tools(state: ScaleEnvState) -> list[dict[str, Any]]:
 
 
 async def forward_call(state: ScaleEnvState, name: str, arguments: dict[str, Any]) -> ToolResult:
-    """One tool call on the rollout's episode, with a call id: a retried call runs once on the host."""
+    """One tool call on the rollout's episode."""
     async with _remote(state) as remote:
-        return await remote.call_tool(_episode(state), name, arguments, call_id=f"vf-{next(_call_ids)}")
+        return await remote.call_tool(_episode(state), name, arguments)
 
 
 class ScaleEnvToolset(vf.Toolset[vf.SharedToolsetConfig, ScaleEnvState]):

@@ -87,7 +87,11 @@ def serve_in_thread(app: Any, port: int) -> tuple[str, Any]:
     import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="critical"))
-    threading.Thread(target=server.run, daemon=True).start()
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
     while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError(f"the example's own server did not start on 127.0.0.1:{port}")
         time.sleep(0.05)
     return f"http://127.0.0.1:{port}", server

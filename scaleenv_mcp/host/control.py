@@ -223,6 +223,20 @@ class _Routes:
         episode = self.registry.get(request.path_params["id"])
         return JSONResponse({"trace": [r.model_dump(mode="json") for r in episode.trace]})
 
+    async def keyed(self, request: Request) -> JSONResponse:
+        episode_id = self.host.keyed.lookup(request.path_params["slug"], request.path_params["key"])
+        return JSONResponse(self.info(self.registry.get(episode_id)))
+
+    async def tasks(self, request: Request) -> JSONResponse:
+        runtime = self.registry.domain(request.path_params["slug"])
+        split = request.query_params.get("split")
+        cards = [models.TaskCard(id=t.id, domain=t.domain, split=t.split, difficulty=t.difficulty, kind=t.kind,
+                                 opening=t.user.opening, instruction=t.user.instruction, known=t.user.known,
+                                 withheld=t.user.withheld, actions=[a.model_dump(mode="json") for a in t.actions],
+                                 communicate=t.communicate)
+                 for t in sorted(runtime.package.tasks.values(), key=lambda t: t.id) if split in (None, t.split)]
+        return JSONResponse(models.TaskList(tasks=cards).model_dump(mode="json"))
+
     async def domains(self, request: Request) -> JSONResponse:
         return JSONResponse({"domains": [
             {"slug": r.slug, "title": r.manifest.title, "tools": len(r.manifest.tools), "tasks": len(r.package.tasks)}
@@ -232,6 +246,10 @@ class _Routes:
 # (method, path, handler name, summary, request model, response model, success status)
 _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, int]] = [
     ("GET", "/domains", "domains", "Domains served by this host", None, models.DomainList, 200),
+    ("GET", "/domains/{slug}/tasks", "tasks", "A domain's tasks as harnesses run them (?split=train|test)", None,
+     models.TaskList, 200),
+    ("GET", "/keys/{slug}/{key}", "keyed", "The episode of a key of /mcp/{domain}/s/{key} (404 episode_expired once it ended)",
+     None, models.EpisodeInfo, 200),
     ("POST", "/episodes", "create", "Create episodes from a domain's seed or a task (batched)", models.CreateEpisodes, models.EpisodeList, 201),
     ("GET", "/episodes", "list", "List live episodes", None, models.EpisodeList, 200),
     ("GET", "/episodes/{id}", "get", "One episode", None, models.EpisodeInfo, 200),
@@ -260,8 +278,10 @@ def build_openapi() -> dict[str, Any]:
         operation: dict[str, Any] = {"operationId": name, "summary": summary, "security": [{"bearer": []}],
                                      "responses": {"default": {"description": "error",
                                                                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
-        if "{id}" in path:
-            operation["parameters"] = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
+        operation["parameters"] = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                                   for name in ("id", "slug", "key") if f"{{{name}}}" in path] or None
+        if operation["parameters"] is None:
+            del operation["parameters"]
         if request_model is not None:
             schemas[request_model.__name__] = request_model.model_json_schema(ref_template="#/components/schemas/{model}")
             operation["requestBody"] = {"required": True, "content": {"application/json": {

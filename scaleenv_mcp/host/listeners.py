@@ -63,7 +63,7 @@ async def serving(host: Host, settings: HostSettings | None = None, bound: Bound
     block ends. ``mounts`` are served on the control listener (``scaleenv serve`` mounts the web view)."""
     settings = settings or host.settings
     bound = bound or BoundSockets.bind(settings)
-    apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings), bound.agent)]
+    apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings, host.keyed), bound.agent)]
     control_url = token_path = token = ui_login_url = None
     agent_url = f"http://{display_host(settings.host)}:{bound.agent.getsockname()[1]}"
     if bound.control is not None:

@@ -23,6 +23,7 @@ from bench.interleaved import bench_interleaved, render_interleaved
 from bench.replay import bench_replay
 from bench.startup import bench_startup, render_startup
 from bench.state_tracking import bench_state_tracking, render_state_tracking
+from bench.ui import bench_ui, render_ui
 
 REPO = Path(__file__).resolve().parents[1]
 # The targets, keyed like the ratios (the part before "@"); calls/s applies at 16 and 64.
@@ -56,7 +57,7 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup", "calls")
+SECTIONS = ("validation", "state", "startup", "calls", "ui")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
@@ -78,6 +79,10 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
         with tempfile.TemporaryDirectory() as scratch:
             result["calls_interleaved"] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
                                                             calls=500 if quick else 2000)
+    elif section == "ui":
+        with tempfile.TemporaryDirectory() as scratch:
+            result["ui"] = bench_ui(Path(scratch), renders=10 if quick else 30)
+        result["ui_environment"] = environment()
     elif section == "startup":
         result["startup"] = bench_startup(REPO, baseline)
         result["startup_environment"] = environment()
@@ -154,6 +159,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_interleaved(result["calls_interleaved"], result.get("calls_interleaved_environment"))
     if result.get("startup"):
         lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
+    if result.get("ui"):
+        lines += render_ui(result["ui"], result.get("ui_environment"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")

@@ -21,7 +21,10 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["as_clause", "goal_stems", "goal_text", "reports_done"]
+__all__ = ["as_clause", "done_statement", "goal_stems", "goal_text", "reports_done"]
+
+DONE_MESSAGE = "All done: I have completed {what} for you, as you asked ({request})."
+REFUSE_MESSAGE = "I have looked into your request ({request}), but I can't do that."
 
 # Completion phrases on their own: they must be about the goal (see _refers).
 _DONE = re.compile(r"\b(done|completed|complete|all set|successfully|finished|taken care of)\b", re.I)
@@ -56,6 +59,17 @@ def as_clause(text: str) -> str:
     """``text`` with its sentence ends taken out, to quote inside one completion statement (a quoted
     request that ended in "?" would read as an open question, one that ended in "." as a new sentence)."""
     return re.sub(r"[.!?;]+(\s+|$)", " ", text).strip()
+
+
+def done_statement(tools: list[str], opening: str, refusal: bool = False) -> str:
+    """What an agent that did the task says, as the stop rule needs it: the steps (``tools`` called)
+    and the user's own request, so the statement names the goal ("All done" alone does not); for a
+    refusal, that it cannot be done (the user leaves on that too). The oracles' last message."""
+    request = as_clause(opening)
+    if refusal:  # the policy forbids it: saying "done" would be a lie in the trace
+        return REFUSE_MESSAGE.format(request=request)
+    what = ", ".join(dict.fromkeys(tool.replace("_", " ") for tool in tools)) or "your request"
+    return DONE_MESSAGE.format(what=what, request=request)
 
 
 def goal_text(instruction: str) -> str:

@@ -12,9 +12,9 @@ stripped (clients.env does that), never tool calls or results.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Protocol
 
+from clients.adapters.scripted_user import STOP, ScriptedReplies, is_stop
 from clients.completion import reports_done
 from clients.llm import LLMClient
 from clients.models import TokenUsage
@@ -24,14 +24,6 @@ from scaleenv_mcp.domain.task import UserSpec
 from scaleenv_mcp.errors import UsageError
 
 __all__ = ["STOP", "OpenAIUser", "ScriptedUser", "UserSimulator", "build_user", "is_stop", "reports_done"]
-
-STOP = "###STOP###"
-
-_GIVE_UP = re.compile(r"\b(can(?:no|')t help|unable to help|not able to help|can(?:no|')t do that|won't be able to)\b", re.I)
-
-
-def is_stop(message: str) -> bool:
-    return STOP in message
 
 
 class UserSimulator(Protocol):
@@ -44,53 +36,20 @@ class UserSimulator(Protocol):
         ...
 
 
-def _label(key: str) -> str:
-    return key.replace("_", " ").strip().lower()
-
-
-def _fact(key: str, value: Any) -> str:
-    shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return f"My {_label(key)} is {shown}."
-
-
-def _names(message: str, key: str) -> bool:
-    """Does the agent's message ask for this fact specifically (by its name)?"""
-    lowered = message.lower()
-    return _label(key) in lowered or key.lower() in lowered
-
-
 class ScriptedUser:
-    """A deterministic user for CI and for agents that need no conversation (oracle, noop)."""
+    """A deterministic user for CI and for agents that need no conversation (oracle, noop); the rule
+    itself is ``ScriptedReplies`` (clients/adapters/scripted_user.py), shared with the adapters."""
 
     def __init__(self, spec: UserSpec, max_turns: int) -> None:
         self.spec = spec
-        self.max_turns = max_turns
-        self.turns = 0
-        self.told: set[str] = set()
+        self.replies = ScriptedReplies(spec.model_dump(), max_turns)
         self.usage = TokenUsage()
 
     async def opening(self) -> str:
         return self.spec.opening
 
     async def reply(self, agent_message: str) -> str:
-        self.turns += 1
-        if self.turns >= self.max_turns:
-            return STOP
-        if reports_done(agent_message, self.spec.instruction):
-            return STOP  # the agent reports the goal done: the user ends it
-        if _GIVE_UP.search(agent_message):
-            return STOP  # the agent gave up: a real user would leave
-        named = [k for k in self.spec.withheld if _names(agent_message, k)]
-        named += [k for k in self.spec.known if _names(agent_message, k)]
-        if not named:  # a general question, or no progress: state what the agent has not heard yet
-            named = [k for k in self.spec.known if k not in self.told]
-            if not named and "?" in agent_message:
-                named = list(self.spec.known)
-        if named:
-            facts = {**self.spec.known, **self.spec.withheld}
-            self.told.update(named)
-            return " ".join(_fact(k, facts[k]) for k in dict.fromkeys(named))
-        return "Please go ahead."
+        return self.replies.reply(agent_message)
 
 
 _SYSTEM = """You are simulating a user who talks to a customer-support agent. Stay in character.

@@ -25,6 +25,7 @@ __all__ = ["layered_layout", "render_mermaid", "render_svg"]
 MAX_STATE_EDGES_DRAWN = 120
 _COLORS = {"data_flow": "#1f6feb", "precondition": "#d97706", "postcondition": "#7c3aed", "state": "#9ca3af"}
 _CHAR_W, _ROW_H, _COL_GAP, _PAD = 7.2, 34, 90, 24
+_QUOTE = {"\"": "&quot;"}  # attribute values (data-tool, data-source, data-target: the web view highlights by them)
 
 
 def _structural(edge: GraphEdge) -> bool:
@@ -138,10 +139,11 @@ def render_svg(document: ToolGraphDocument) -> str:
         dash = ' stroke-dasharray="5 3"' if edge.type is not EdgeType.data_flow else ""
         title = ", ".join(f"{f.output} -> {f.parameter}" for f in edge.fields) or ", ".join(edge.tables) or (edge.text or "")
         out.append(f'<path d="{d}" fill="none" stroke="{_COLORS[kind]}" stroke-width="1.2" opacity="0.75"{dash} '
+                   f'data-source="{escape(edge.source, _QUOTE)}" data-target="{escape(edge.target, _QUOTE)}" '
                    f'marker-end="url(#arrow-{kind})"><title>{escape(f"{edge.source} -> {edge.target}: {title}")}</title></path>')
     for name, (bx, by, bw) in sorted(boxes.items()):
         fill = "#e8f0fe" if name in writing else "#f6f8fa"
-        out.append(f'<g><rect x="{bx:.1f}" y="{by:.1f}" width="{bw:.1f}" height="22" rx="5" fill="{fill}" '
+        out.append(f'<g data-tool="{escape(name, _QUOTE)}"><rect x="{bx:.1f}" y="{by:.1f}" width="{bw:.1f}" height="22" rx="5" fill="{fill}" '
                    f'stroke="#57606a"/><text x="{bx + 10:.1f}" y="{by + 15:.1f}">{escape(name)}</text></g>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -30,6 +30,7 @@ from scaleenv_mcp.errors import (
     CapacityError,
     ControlAuthError,
     EnvironmentFaultError,
+    EpisodeExpiredError,
     EpisodeNotFoundError,
     LimitExceededError,
     RequestTooLargeError,
@@ -51,6 +52,8 @@ from scaleenv_mcp.host.control_models import (
     SnapshotBody,
     SnapshotRequest,
     TablesBody,
+    TaskCard,
+    TaskList,
     TraceBody,
 )
 from scaleenv_mcp.state.diff import StateDiff
@@ -64,7 +67,8 @@ def raise_for_response(response: httpx.Response) -> None:
 
     Raises:
         ControlAuthError: 401 (token) or 403 (Host/Origin).
-        EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError).
+        EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError);
+            EpisodeExpiredError for a keyed episode that expired.
         SnapshotNotFoundError: 404 naming a snapshot.
         RequestTooLargeError: 413 (a body over the listener's limit).
         CapacityError, LimitExceededError: 429, told apart by the error code.
@@ -82,8 +86,9 @@ def raise_for_response(response: httpx.Response) -> None:
     if status in (401, 403):
         raise ControlAuthError(f"control API refused the request ({status}): {message}")
     if status == 404:
-        if code in (EpisodeNotFoundError.code, SnapshotNotFoundError.code):
-            raise (SnapshotNotFoundError if code == SnapshotNotFoundError.code else EpisodeNotFoundError)(message)
+        found = {cls.code: cls for cls in (EpisodeNotFoundError, SnapshotNotFoundError, EpisodeExpiredError)}
+        if code in found:
+            raise found[code](message)
         raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
                          "(is the base URL the control listener?)")
     if status == 413:
@@ -234,6 +239,21 @@ class ControlClient:
 
     async def trace(self, episode_id: str) -> list[TraceRecord]:
         return TraceBody.model_validate_json((await self._send("GET", self._episode(episode_id, "/trace"))).content).trace
+
+    async def keyed_episode(self, domain: str, key: str) -> EpisodeInfo:
+        """The episode a key of ``/mcp/{domain}/s/{key}`` holds (to score it, snapshot it...).
+
+        Raises:
+            EpisodeExpiredError: its episode expired or was closed. EpisodeNotFoundError: never used.
+        """
+        response = await self._send("GET", f"/keys/{quote(domain, safe='')}/{quote(key, safe='')}")
+        return EpisodeInfo.model_validate_json(response.content)
+
+    async def tasks(self, domain: str, split: str | None = None) -> list[TaskCard]:
+        """A domain's tasks as a harness runs them (the user's side and the reference actions), by id."""
+        params = [("split", split)] if split else None
+        response = await self._send("GET", f"/domains/{quote(domain, safe='')}/tasks", params=params)
+        return TaskList.model_validate_json(response.content).tasks
 
     async def domains(self) -> list[DomainInfo]:
         return DomainList.model_validate_json((await self._send("GET", "/domains")).content).domains

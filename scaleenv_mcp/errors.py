@@ -13,7 +13,8 @@ Two families, kept apart because they mean different things to an agent and to a
     │   │                         nothing of the host's internals leaked
     │   ├── UnknownToolError         code ``unknown_tool``
     │   ├── EpisodeNotFoundError     code ``episode_not_found``
-    │   │   └── SnapshotNotFoundError    code ``snapshot_not_found``
+    │   │   ├── SnapshotNotFoundError    code ``snapshot_not_found``
+    │   │   └── EpisodeExpiredError      code ``episode_expired`` (a keyed episode that expired or was closed)
     │   ├── CapacityError            code ``capacity``
     │   ├── LimitExceededError       code ``limit_exceeded``
     │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
@@ -21,6 +22,7 @@ Two families, kept apart because they mean different things to an agent and to a
     ├── DomainError               a domain package is broken: file, field and reason
     └── UsageError                bad input to a CLI command or Python API call
         ├── UnknownTaskError         code ``usage`` (a task id the domain does not have)
+        ├── CallIdReusedError        code ``call_id_reused`` (a call id repeated with other arguments)
         └── RequestTooLargeError     code ``request_too_large`` (an HTTP body past its limit: 413)
 
 Tool code raises only the ``ToolError`` family (through ``scaleenv_mcp.toolkit``); any
@@ -30,11 +32,13 @@ other exception escaping a tool is an environment fault, never the agent's failu
 from __future__ import annotations
 
 __all__ = [
+    "CallIdReusedError",
     "CapacityError",
     "ConflictError",
     "ControlAuthError",
     "DomainError",
     "EnvironmentFaultError",
+    "EpisodeExpiredError",
     "EpisodeNotFoundError",
     "HarnessError",
     "InvalidArgumentError",
@@ -122,6 +126,13 @@ class SnapshotNotFoundError(EpisodeNotFoundError):
     code = "snapshot_not_found"
 
 
+class EpisodeExpiredError(EpisodeNotFoundError):
+    """A keyed episode (``/mcp/{domain}/s/{key}``) that expired or was closed: the key is remembered,
+    so its next use says so instead of quietly starting a fresh, empty episode."""
+
+    code = "episode_expired"
+
+
 class CapacityError(HarnessError):
     """A live-episode cap was reached; nobody else's episode was evicted."""
 
@@ -165,6 +176,13 @@ class UsageError(ScaleEnvError):
 
 class UnknownTaskError(UsageError):
     """A task id the domain does not have (the CLI adds the command that lists its tasks)."""
+
+
+class CallIdReusedError(UsageError):
+    """A call id (``_meta["scaleenv/call_id"]``) sent again with another tool or other arguments: refused,
+    nothing run. The same id with the same call is a retry and gets the first answer back."""
+
+    code = "call_id_reused"
 
 
 class RequestTooLargeError(UsageError):

@@ -19,6 +19,10 @@ class HostSettings(BaseModel):
     call_timeout: float = Field(default=10.0, description="Wall-time budget of one tool call, seconds.")
     worker_memory_mb: int = Field(default=4096, description="Address-space limit of each worker, MiB.")
     idle_timeout: float = Field(default=1800.0, description="Seconds after which an unused episode is closed.")
+    key_idle_timeout: float = Field(default=1800.0, description="Seconds after which a keyed episode "
+                                    "(/mcp/{domain}/s/{key}) unused is closed; its key then answers episode_expired.")
+    max_ended_keys: int = Field(default=100000, description="Keys of expired or closed keyed episodes remembered, so "
+                                "that reusing one says it expired instead of starting a fresh episode; oldest forgotten first.")
     max_interactive_episodes: int = Field(default=1000, description="Live episodes opened by interactive MCP sessions.")
     max_harness_episodes: int = Field(default=20000, description="Live episodes created through the control API.")
     max_calls: int = Field(default=10000, description="Tool calls one episode may make.")

@@ -6,14 +6,12 @@ lessons), and ``scaleenv eval --agent oracle|noop`` checks that on any host over
 
 from __future__ import annotations
 
-from clients.completion import as_clause
+from clients.completion import done_statement
 from clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
 from scaleenv_mcp.domain.task import Task
 
 __all__ = ["NoopAgent", "OracleAgent", "done_message"]
 
-DONE_MESSAGE = "All done: I have completed {what} for you, as you asked ({request})."
-REFUSE_MESSAGE = "I have looked into your request ({request}), but I can't do that."
 NOOP_MESSAGE = "Sorry, I can't help with that."
 
 
@@ -40,14 +38,8 @@ class OracleAgent:
 
 
 def done_message(task: Task) -> str:
-    """What the oracle did, said as the user's stop rule needs it (clients/completion.py): the steps
-    and the user's own request, so the statement names the goal ("All done" alone does not); for a
-    refusal task, that it cannot be done (the user leaves on that too)."""
-    what = ", ".join(dict.fromkeys(a.tool.replace("_", " ") for a in task.actions)) or "your request"
-    request = as_clause(task.user.opening)
-    if task.kind == "refusal":  # the policy forbids it: saying "done" would be a lie in the trace
-        return REFUSE_MESSAGE.format(request=request)
-    return DONE_MESSAGE.format(what=what, request=request)
+    """The oracle's statement that it did the task (clients/completion.py ``done_statement``)."""
+    return done_statement([a.tool for a in task.actions], task.user.opening, task.kind == "refusal")
 
 
 class NoopAgent:

@@ -19,7 +19,8 @@ def bench(
     only: Annotated[str | None, typer.Option(
         help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
              "sets; 'startup': only the first-five-minutes timings (#28); 'calls': only HTTP tool calls, in interleaved "
-             "rounds against the bare server (#25); merged into the JSON of an earlier full run.")] = None,
+             "rounds against the bare server (#25); 'ui': only the web view's list of 10,000 live episodes (#24); "
+             "merged into the JSON of an earlier full run.")] = None,
     baseline: Annotated[Path | None, typer.Option(
         help="With --only startup or calls: another checkout (e.g. a worktree of main) measured the same way, "
              "as 'before'.")] = None,

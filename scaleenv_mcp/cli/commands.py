@@ -9,7 +9,7 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from scaleenv_mcp.cli import bench, call, forwarded, graph, inspect, serve, soak, tasks, validate, verify
+    from scaleenv_mcp.cli import bench, call, forwarded, graph, inspect, serve, soak, tasks, ui, validate, verify
 
     app.command("serve")(serve.serve)
     app.command("domains")(inspect.domains)
@@ -23,6 +23,7 @@ def register(app: typer.Typer) -> None:
     app.command("verify")(verify.verify)
     app.command("bench")(bench.bench)
     app.command("soak")(soak.soak)
+    app.command("ui")(ui.ui)
     for name, command in (("eval", forwarded.eval_command), ("generate", forwarded.generate_command),
                           ("doctor", forwarded.doctor_command)):
         app.command(name, add_help_option=False, context_settings=forwarded.FORWARDED_SETTINGS)(command)

@@ -49,6 +49,9 @@ def serve(
         help="Check tool results against their output schemas: always (default; a result that drifts from its "
              "schema is refused as an environment fault), sampled (each tool's first result per worker, then 1 in "
              "16), off. Also SCALEENV_CHECK_OUTPUTS.")] = None,
+    results: Annotated[list[Path] | None, typer.Option("--results", metavar="DIR", help="Eval run folders (or a "
+                                                       "folder of them) the web view shows (repeatable).")] = None,
+    no_ui: Annotated[bool, typer.Option("--no-ui", help="Do not serve the web view on the control listener.")] = False,
 ) -> None:
     """Serve the domains over MCP: /mcp/{domain} for interactive use, /mcp/episodes/{id} per episode.
 
@@ -76,7 +79,12 @@ def serve(
         bound = _bind_and_say_where(settings)  # before the MCP stack is imported: the port is ours at once
         from scaleenv_mcp.host.listeners import serve_http
 
-        anyio.run(serve_http, settings, domains_dir, domain, bound)
+        mounts = None
+        if not no_ui and settings.control_port is not None:
+            from clients.webui import ui_mount  # the web view: the top layer, reached only from here
+
+            mounts = [ui_mount([p.resolve() for p in results or []])]
+        anyio.run(serve_http, settings, domains_dir, domain, bound, mounts)
     except ScaleEnvError as error:
         fail(error)
     except KeyboardInterrupt:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.episodes.call_ids import CallLedger
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.errors import (
@@ -66,6 +68,8 @@ class Episode:
         self.base: bytes | None = None  # None: the start state
         self.replay: list[tuple[str, dict[str, Any]]] = []
         self.closed = False
+        self.idle_timeout: float | None = None  # None: the host's idle_timeout
+        self.call_ids = CallLedger()
 
     @property
     def setup(self) -> list[dict[str, Any]]:
@@ -106,6 +110,8 @@ class EpisodeRegistry:
         self.episodes: dict[str, Episode] = {}
         self.snapshots: dict[str, Snapshot] = {}
         self.counts = {EpisodeOrigin.interactive: 0, EpisodeOrigin.harness: 0}
+        # Told of every closed episode and why ("closed" or "expired"): keyed URLs remember their keys.
+        self.on_close: list[Callable[[Episode, str], None]] = []
 
     # -- domains --------------------------------------------------------------------------
     def add_domain(self, package: DomainPackage) -> DomainRuntime:
@@ -159,7 +165,7 @@ class EpisodeRegistry:
 
     # -- lifecycle --------------------------------------------------------------------------
     async def create(self, domain: str, task_id: str | None = None,
-                     origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
+                     origin: EpisodeOrigin = EpisodeOrigin.harness, idle_timeout: float | None = None) -> Episode:
         runtime = self.domain(domain)
         if task_id is not None and task_id not in runtime.package.tasks:
             raise UnknownTaskError(f"domain {domain!r} has no task {task_id!r}")
@@ -169,6 +175,7 @@ class EpisodeRegistry:
             raise CapacityError(f"{origin.value} episode cap of {cap} reached; close episodes or wait for idle expiry")
         worker = self.pool.least_loaded()
         episode = Episode(new_episode_id(), runtime, task_id, origin, worker)
+        episode.idle_timeout = idle_timeout
         # Reserved on its worker before the first await: creates that run together see each other
         # and spread over the workers instead of all landing on the one that looked least loaded.
         worker.episodes.add(episode.id)
@@ -192,11 +199,14 @@ class EpisodeRegistry:
         episode.last_used = time.monotonic()
         return episode
 
-    async def close(self, episode_id: str) -> None:
+    async def close(self, episode_id: str, reason: str = "closed") -> None:
+        """Close an episode; ``reason`` ("closed" or "expired") is passed to the ``on_close`` listeners."""
         episode = self.episodes.pop(episode_id, None)
         if episode is None:
             raise EpisodeNotFoundError("unknown, expired or closed episode")
         episode.closed = True
+        for listener in self.on_close:
+            listener(episode, reason)
         self.counts[episode.origin] -= 1
         episode.worker.episodes.discard(episode_id)
         for snapshot_id in [k for k, v in self.snapshots.items() if v.owner == episode_id and not v.pinned]:
@@ -209,22 +219,38 @@ class EpisodeRegistry:
     async def close_idle(self, now: float | None = None) -> list[str]:
         """Close episodes unused for longer than the idle timeout; returns their ids."""
         now = time.monotonic() if now is None else now
-        idle = [e.id for e in self.episodes.values() if now - e.last_used > self.settings.idle_timeout]
+        idle = [e.id for e in self.episodes.values() if self.is_idle(e, now)]
         for episode_id in idle:
-            await self.close(episode_id)
+            await self.close(episode_id, "expired")
         return idle
+
+    def is_idle(self, episode: Episode, now: float | None = None) -> bool:
+        """Unused for longer than its idle timeout (its own, else the host's)."""
+        timeout = episode.idle_timeout if episode.idle_timeout is not None else self.settings.idle_timeout
+        return (time.monotonic() if now is None else now) - episode.last_used > timeout
 
     async def close_all(self) -> None:
         for episode_id in list(self.episodes):
             await self.close(episode_id)
 
     # -- calls ------------------------------------------------------------------------------
-    async def call(self, episode_id: str, tool: str, arguments: dict[str, Any] | None) -> CallOutcome:
+    async def call(self, episode_id: str, tool: str, arguments: dict[str, Any] | None,
+                   call_id: str | None = None) -> CallOutcome:
         """Validate, run in the episode's worker, record in the trace.
 
+        With a ``call_id``, the call runs at most once in this episode: a repeat of the same call
+        gets the first answer back and writes nothing (episodes/call_ids.py).
+
         Raises:
-            UnknownToolError, EpisodeNotFoundError, LimitExceededError, EnvironmentFaultError.
+            UnknownToolError, EpisodeNotFoundError, LimitExceededError, EnvironmentFaultError,
+            CallIdReusedError (the id was used for another call; nothing ran).
         """
+        if call_id is not None:
+            ledger = self.get(episode_id).call_ids
+            return await ledger.run(call_id, tool, arguments or {}, lambda: self._call(episode_id, tool, arguments))
+        return await self._call(episode_id, tool, arguments)
+
+    async def _call(self, episode_id: str, tool: str, arguments: dict[str, Any] | None) -> CallOutcome:
         episode = self.get(episode_id)
         runtime = episode.domain
         if tool not in runtime.validators:
@@ -364,10 +390,12 @@ class EpisodeRegistry:
         data = self._snapshot_of(episode, snapshot_id).data
         await self._request(episode.worker, ("restore", episode_id, data))
         episode.base, episode.replay = data, []
+        episode.call_ids.clear()
 
     async def reset(self, episode_id: str) -> None:
         episode = self.get(episode_id)
         episode.base, episode.replay, episode.trace, episode.calls = None, [], [], 0
+        episode.call_ids.clear()
         worker = episode.worker
         try:
             closing = worker.submit(("close", episode_id), self.settings.call_timeout)  # queued before the open
@@ -385,6 +413,7 @@ class EpisodeRegistry:
         child.base, child.replay = parent.base, list(parent.replay)
         child.trace = [r.model_copy() for r in parent.trace]
         child.calls = parent.calls
+        child.call_ids = parent.call_ids.copy()
         self.counts[origin] += 1  # before the await, as in create: concurrent forks must not pass the cap together
         try:
             await self._request(parent.worker, ("fork", episode_id, child.id))

@@ -17,14 +17,16 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
 
 from scaleenv_mcp.episodes.registry import Episode
 from scaleenv_mcp.errors import (
@@ -43,7 +45,7 @@ from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport
 
-__all__ = ["build_control_app", "write_token"]
+__all__ = ["ControlMount", "MountFactory", "build_control_app", "error_status", "write_token"]
 
 log = logging.getLogger("scaleenv.control")
 
@@ -78,21 +80,42 @@ def write_token(settings: HostSettings) -> tuple[str, Path]:
     return token, path
 
 
+class ControlMount(Protocol):
+    """An app served under a path of the control listener, behind its own check of the same token
+    (the web view, ``clients.webui``, mounted at ``/ui`` by ``scaleenv serve``). The core never imports it:
+    the CLI passes one in, so the layers keep pointing down."""
+
+    path: str
+    app: ASGIApp
+
+    def login_url(self, base_url: str) -> str | None:
+        """A one-time link that opens a session, for the banner (None: none needed)."""
+
+
+# Builds a mount for a running host, given the settings and the control token it must check.
+MountFactory = Callable[[Host, HostSettings, str], ControlMount]
+
+
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
 
 
-def error_response(error: Exception) -> JSONResponse:
-    """The one place control-API errors get their HTTP shape (tests/contract/test_error_shape.py)."""
+def error_status(error: Exception) -> tuple[int, str, str]:
+    """(HTTP status, code, message) of an error: the one mapping, shared by the JSON API and the web view."""
     if isinstance(error, ScaleEnvError):
         for cls in type(error).__mro__:
             if cls in _STATUS:
-                return _error(_STATUS[cls], error.code, error.message)
-        return _error(400, error.code, error.message)
+                return _STATUS[cls], error.code, error.message
+        return 400, error.code, error.message
     if isinstance(error, ValidationError):
         first = error.errors()[0]
-        return _error(400, "invalid_request", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}")
-    return _error(500, "internal", "internal error")
+        return 400, "invalid_request", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
+    return 500, "internal", "internal error"
+
+
+def error_response(error: Exception) -> JSONResponse:
+    """The one place control-API errors get their HTTP shape (tests/contract/test_error_shape.py)."""
+    return _error(*error_status(error))
 
 
 class _Routes:
@@ -200,6 +223,20 @@ class _Routes:
         episode = self.registry.get(request.path_params["id"])
         return JSONResponse({"trace": [r.model_dump(mode="json") for r in episode.trace]})
 
+    async def keyed(self, request: Request) -> JSONResponse:
+        episode_id = self.host.keyed.lookup(request.path_params["slug"], request.path_params["key"])
+        return JSONResponse(self.info(self.registry.get(episode_id)))
+
+    async def tasks(self, request: Request) -> JSONResponse:
+        runtime = self.registry.domain(request.path_params["slug"])
+        split = request.query_params.get("split")
+        cards = [models.TaskCard(id=t.id, domain=t.domain, split=t.split, difficulty=t.difficulty, kind=t.kind,
+                                 opening=t.user.opening, instruction=t.user.instruction, known=t.user.known,
+                                 withheld=t.user.withheld, actions=[a.model_dump(mode="json") for a in t.actions],
+                                 communicate=t.communicate)
+                 for t in sorted(runtime.package.tasks.values(), key=lambda t: t.id) if split in (None, t.split)]
+        return JSONResponse(models.TaskList(tasks=cards).model_dump(mode="json"))
+
     async def domains(self, request: Request) -> JSONResponse:
         return JSONResponse({"domains": [
             {"slug": r.slug, "title": r.manifest.title, "tools": len(r.manifest.tools), "tasks": len(r.package.tasks)}
@@ -209,6 +246,10 @@ class _Routes:
 # (method, path, handler name, summary, request model, response model, success status)
 _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, int]] = [
     ("GET", "/domains", "domains", "Domains served by this host", None, models.DomainList, 200),
+    ("GET", "/domains/{slug}/tasks", "tasks", "A domain's tasks as harnesses run them (?split=train|test)", None,
+     models.TaskList, 200),
+    ("GET", "/keys/{slug}/{key}", "keyed", "The episode of a key of /mcp/{domain}/s/{key} (404 episode_expired once it ended)",
+     None, models.EpisodeInfo, 200),
     ("POST", "/episodes", "create", "Create episodes from a domain's seed or a task (batched)", models.CreateEpisodes, models.EpisodeList, 201),
     ("GET", "/episodes", "list", "List live episodes", None, models.EpisodeList, 200),
     ("GET", "/episodes/{id}", "get", "One episode", None, models.EpisodeInfo, 200),
@@ -237,8 +278,10 @@ def build_openapi() -> dict[str, Any]:
         operation: dict[str, Any] = {"operationId": name, "summary": summary, "security": [{"bearer": []}],
                                      "responses": {"default": {"description": "error",
                                                                "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}}
-        if "{id}" in path:
-            operation["parameters"] = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}]
+        operation["parameters"] = [{"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+                                   for name in ("id", "slug", "key") if f"{{{name}}}" in path] or None
+        if operation["parameters"] is None:
+            del operation["parameters"]
         if request_model is not None:
             schemas[request_model.__name__] = request_model.model_json_schema(ref_template="#/components/schemas/{model}")
             operation["requestBody"] = {"required": True, "content": {"application/json": {
@@ -258,8 +301,9 @@ def build_openapi() -> dict[str, Any]:
             "paths": paths}
 
 
-def build_control_app(host: Host, settings: HostSettings, agent_base: str | None = None) -> tuple[Starlette, str, Path]:
-    """The control app, its token and the token file."""
+def build_control_app(host: Host, settings: HostSettings, agent_base: str | None = None,
+                      mounts: list[MountFactory] | None = None) -> tuple[Starlette, str, Path, list[ControlMount]]:
+    """The control app, its token, the token file and the mounts built (each served under its path)."""
     token, token_path = write_token(settings)
     routes = _Routes(host, settings, agent_base or f"http://{settings.host}:{settings.port}")
     openapi = build_openapi()
@@ -305,6 +349,8 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
 
     app_routes = [Route("/openapi.json", openapi_doc, methods=["GET"])]
     app_routes += [Route(path, guarded(name), methods=[method]) for method, path, name, *_ in _ENDPOINTS]
+    built = [factory(host, settings, token) for factory in mounts or []]
+    app_routes += [Mount(mount.path, app=mount.app) for mount in built]
     app = Starlette(routes=app_routes)
     app.state.routes_impl = routes
-    return app, token, token_path
+    return app, token, token_path, built

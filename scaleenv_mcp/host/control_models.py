@@ -15,6 +15,8 @@ __all__ = [
     "ErrorInfo", "FingerprintBody", "RestoreBody", "RewardBatch", "RewardBatchRequest", "RewardRequest", "SnapshotBody",
     "SnapshotRequest",
     "TablesBody",
+    "TaskCard",
+    "TaskList",
     "TraceBody",
 ]
 
@@ -93,6 +95,27 @@ class DomainInfo(BaseModel):
     title: str
     tools: int = Field(description="Number of tools.")
     tasks: int = Field(description="Number of tasks in tasks.jsonl.")
+
+
+class TaskCard(BaseModel):
+    """A task as a harness needs it to run an episode: what the user says and knows, and the reference
+    actions (for oracle runs). Never shown to agents; the gold state stays on the host, which scores."""
+
+    id: str
+    domain: str
+    split: str = Field(description="train or test.")
+    difficulty: str
+    kind: str = Field(description="action, information or refusal.")
+    opening: str = Field(description="The user's first message.")
+    instruction: str = Field(description="The user's goal, for a user simulator only.")
+    known: dict[str, Any] = Field(description="Facts the user states when asked.")
+    withheld: dict[str, Any] = Field(description="Facts the user gives only when asked for them.")
+    actions: list[dict[str, Any]] = Field(description="The reference solution: [{tool, arguments}], in order.")
+    communicate: list[str] = Field(description="Facts the agent must tell the user.")
+
+
+class TaskList(BaseModel):
+    tasks: list[TaskCard]
 
 
 class DomainList(BaseModel):

@@ -17,6 +17,7 @@ import mcp
 
 from scaleenv_mcp.domain.catalog import find_domains
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
+from scaleenv_mcp.episodes.keyed import KeyedEpisodes
 from scaleenv_mcp.episodes.registry import Episode, EpisodeOrigin, EpisodeRegistry
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.host.server import build_domain_server
@@ -49,6 +50,7 @@ class Host:
                                max_result_bytes=self.settings.max_result_bytes,
                                check_outputs=self.settings.check_outputs)
         self.registry = EpisodeRegistry(self.pool, self.settings)
+        self.keyed = KeyedEpisodes(self.registry, self.settings)  # /mcp/{domain}/s/{key}, also read by the control API
         self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ... | rejected: ...
         self.validations = ValidationCache(self.settings.state_dir)
         self._reaper: asyncio.Task[None] | None = None
@@ -173,7 +175,7 @@ class Host:
             host.pool.stop()
 
     async def _reap_forever(self) -> None:
-        interval = max(1.0, min(60.0, self.settings.idle_timeout / 4))
+        interval = max(1.0, min(60.0, min(self.settings.idle_timeout, self.settings.key_idle_timeout) / 4))
         while True:
             await asyncio.sleep(interval)
             closed = await self.registry.close_idle()

@@ -1,11 +1,13 @@
-"""The agent listener: MCP streamable HTTP on ``/mcp/episodes/{id}`` and ``/mcp/{domain}``.
+"""The agent listener: MCP streamable HTTP on ``/mcp/episodes/{id}``, ``/mcp/{domain}`` and ``/mcp/{domain}/s/{key}``.
 
 One session manager per (domain, endpoint kind), entered once in the app lifespan
 (docs/architecture.md, "Two MCP protocol eras"). Both protocol eras work on ``/mcp/episodes/{id}`` because the
 episode is in the URL. On ``/mcp/{domain}`` a handshake-era session gets a fresh episode of
 its own; any request may name an episode with the ``X-ScaleEnv-Episode`` header or
 ``_meta["scaleenv/episode"]``; a stateless request with neither gets an error that says
-how to get one.
+how to get one. ``/mcp/{domain}/s/{key}`` serves the key's episode (made on first use) to every
+session and request that names the key, for clients that open a session per call
+(episodes/keyed.py); it shares the episode endpoint's session manager.
 
 Every POST body is screened before the SDK sees it (``_screened``): over the size limit by
 its declared length, 413 with nothing read; a JSON-RPC request whose ``id`` is neither a
@@ -28,14 +30,16 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import INVALID_REQUEST
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from scaleenv_mcp.episodes.keyed import KeyedEpisodes
 from scaleenv_mcp.episodes.registry import EpisodeOrigin, EpisodeRegistry
-from scaleenv_mcp.errors import EpisodeNotFoundError, UsageError
+from scaleenv_mcp.errors import CapacityError, EpisodeNotFoundError, ScaleEnvError, UsageError
+from scaleenv_mcp.host.errors import to_mcp_error
 from scaleenv_mcp.host.security import transport_security
-from scaleenv_mcp.host.server import EPISODE_META_KEY, build_domain_server
+from scaleenv_mcp.host.server import EPISODE_META_KEY, build_domain_server, meta_value
 from scaleenv_mcp.settings import HostSettings
 
 __all__ = ["EPISODE_HEADER", "build_agent_app"]
@@ -43,8 +47,18 @@ __all__ = ["EPISODE_HEADER", "build_agent_app"]
 EPISODE_HEADER = "x-scaleenv-episode"
 
 
-def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
-    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}, status_code=status)
+def _jsonrpc_error(status: int, code: int, message: str, data: Any = None) -> JSONResponse:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=status)
+
+
+def _refused(error: ScaleEnvError) -> JSONResponse:
+    """A request refused before MCP: the JSON-RPC error ``host/errors.py`` gives, with a fitting status."""
+    mapped = to_mcp_error(error)
+    status = 404 if isinstance(error, EpisodeNotFoundError) else 429 if isinstance(error, CapacityError) else 400
+    return _jsonrpc_error(status, mapped.code, mapped.message, mapped.data)
 
 
 def _bad_id(message: Any) -> bool:
@@ -91,11 +105,9 @@ async def _screened(scope: Scope, receive: Receive, send: Send, limit: int) -> R
 
 
 def _named_episode(ctx: ServerRequestContext[Any]) -> str | None:
-    if ctx.meta is not None:
-        extra = ctx.meta.model_extra or {} if hasattr(ctx.meta, "model_extra") else dict(ctx.meta)
-        value = extra.get(EPISODE_META_KEY)
-        if isinstance(value, str):
-            return value
+    named = meta_value(ctx, EPISODE_META_KEY)
+    if named is not None:
+        return named
     request = ctx.request
     if isinstance(request, Request):
         return request.headers.get(EPISODE_HEADER)
@@ -187,9 +199,10 @@ class _EndpointSet:
             await self.stop.wait()
 
 
-def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starlette:
+def build_agent_app(registry: EpisodeRegistry, settings: HostSettings, keyed: KeyedEpisodes | None = None) -> Starlette:
     """The Starlette app of the agent listener for every domain the registry serves (now or later)."""
     endpoints = _EndpointSet(registry, settings)
+    keyed = keyed or KeyedEpisodes(registry, settings)
 
     async def episode_route(scope: Scope, receive: Receive, send: Send) -> None:
         episode_id = scope["path_params"]["episode_id"]
@@ -222,8 +235,32 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starle
         if scope["method"] == "DELETE":
             await served.end_session(Request(scope).headers.get("mcp-session-id"))
 
+    async def keyed_route(scope: Scope, receive: Receive, send: Send) -> None:
+        """/mcp/{domain}/s/{key}: the key's episode for every session and request (episodes/keyed.py);
+        a DELETE without a session closes it."""
+        domain, key = scope["path_params"]["domain"], scope["path_params"]["key"]
+        served = await endpoints.get(domain)
+        if served is None:
+            await _jsonrpc_error(404, -32004, f"domain {domain!r} is not served (unknown, or not validated yet)")(
+                scope, receive, send)
+            return
+        request = Request(scope)
+        try:
+            if scope["method"] == "DELETE" and "mcp-session-id" not in request.headers:
+                await keyed.close(domain, key)
+                await Response(status_code=204)(scope, receive, send)
+                return
+            episode_id = await keyed.resolve(domain, key, request.query_params.get("task") or None)
+        except ScaleEnvError as error:
+            await _refused(error)(scope, receive, send)
+            return
+        if (receive := await _screened(scope, receive, send, settings.max_request_bytes)) is not None:
+            scope = {**scope, "path_params": {**scope["path_params"], "episode_id": episode_id}}
+            await served.episode_manager.handle_request(scope, receive, send)
+
     async def index(request: Request) -> JSONResponse:
-        return JSONResponse({"domains": sorted(registry.domains), "endpoints": ["/mcp/{domain}", "/mcp/episodes/{id}"]})
+        return JSONResponse({"domains": sorted(registry.domains),
+                             "endpoints": ["/mcp/{domain}", "/mcp/{domain}/s/{key}", "/mcp/episodes/{id}"]})
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -236,6 +273,7 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings) -> Starle
         routes=[
             Route("/", index, methods=["GET"]),
             Route("/mcp/episodes/{episode_id}", _AsgiEndpoint(episode_route)),
+            Route("/mcp/{domain}/s/{key}", _AsgiEndpoint(keyed_route)),
             Route("/mcp/{domain}", _AsgiEndpoint(domain_route)),
         ],
         lifespan=lifespan,

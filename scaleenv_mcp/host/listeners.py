@@ -14,6 +14,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -21,6 +22,9 @@ from scaleenv_mcp.host.bind import BoundSockets, display_host
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.http import build_agent_app
 from scaleenv_mcp.settings import HostSettings
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.control import MountFactory
 
 __all__ = ["Listeners", "serve_http", "serving"]
 
@@ -31,6 +35,7 @@ class Listeners:
     control_url: str | None
     token_path: Path | None
     token: str | None
+    ui_login_url: str | None = None  # a one-time link into the web view, when one is mounted
 
 
 class _Server(uvicorn.Server):
@@ -52,20 +57,22 @@ def _server(app: object) -> uvicorn.Server:
 
 
 @contextlib.asynccontextmanager
-async def serving(host: Host, settings: HostSettings | None = None,
-                  bound: BoundSockets | None = None) -> AsyncIterator[Listeners]:
-    """Start the listeners of a running host (on ``bound`` sockets, or bound now); stop them when the block ends."""
+async def serving(host: Host, settings: HostSettings | None = None, bound: BoundSockets | None = None,
+                  mounts: list[MountFactory] | None = None) -> AsyncIterator[Listeners]:
+    """Start the listeners of a running host (on ``bound`` sockets, or bound now); stop them when the
+    block ends. ``mounts`` are served on the control listener (``scaleenv serve`` mounts the web view)."""
     settings = settings or host.settings
     bound = bound or BoundSockets.bind(settings)
-    apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings), bound.agent)]
-    control_url = token_path = token = None
+    apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings, host.keyed), bound.agent)]
+    control_url = token_path = token = ui_login_url = None
     agent_url = f"http://{display_host(settings.host)}:{bound.agent.getsockname()[1]}"
     if bound.control is not None:
         from scaleenv_mcp.host.control import build_control_app
 
-        control_app, token, token_path = build_control_app(host, settings, agent_url)
+        control_app, token, token_path, built = build_control_app(host, settings, agent_url, mounts)
         apps.append((control_app, bound.control))
         control_url = f"http://{display_host(settings.host)}:{bound.control.getsockname()[1]}"
+        ui_login_url = next((url for mount in built if (url := mount.login_url(control_url))), None)
     servers = [_server(app) for app, _ in apps]
     tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, (_, sock) in zip(servers, apps)]
     try:
@@ -76,7 +83,7 @@ async def serving(host: Host, settings: HostSettings | None = None,
                         raise t.exception()  # type: ignore[misc]
                 raise RuntimeError("a listener stopped while starting")
             await asyncio.sleep(0.01)
-        yield Listeners(agent_url, control_url, token_path, token)
+        yield Listeners(agent_url, control_url, token_path, token, ui_login_url)
     finally:
         for server in servers:
             server.should_exit = True
@@ -86,7 +93,8 @@ async def serving(host: Host, settings: HostSettings | None = None,
 
 
 async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = None,
-                     domains: list[str] | None = None, bound: BoundSockets | None = None) -> None:
+                     domains: list[str] | None = None, bound: BoundSockets | None = None,
+                     mounts: list[MountFactory] | None = None) -> None:
     """``scaleenv serve``: listeners first, then each domain comes online (or fails) with a
     display of its progress, then one banner; runs until SIGINT or SIGTERM (even one the
     process was started ignoring), then closes the listeners and the host and returns."""
@@ -99,7 +107,7 @@ async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = No
         loop.add_signal_handler(signum, lambda signum=signum: (caught.append(signal.Signals(signum).name), stop.set()))
     try:
         async with Host.running(settings, domain_dirs, domains, load=False) as host, \
-                serving(host, settings, bound) as listeners:
+                serving(host, settings, bound, mounts) as listeners:
             stopping = asyncio.create_task(stop.wait())
             with StartupDisplay(host) as display:
                 starting = asyncio.create_task(host.come_online())

@@ -22,6 +22,7 @@ from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
+from scaleenv_mcp.episodes.call_ids import CALL_ID_META_KEY
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.registry import EpisodeRegistry
 from scaleenv_mcp.episodes.trace import OutcomeKind
@@ -29,11 +30,20 @@ from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError
 from scaleenv_mcp.host.errors import to_mcp_error
 from scaleenv_mcp.host.tool_metadata import portable_schema, tool_annotations, tool_title
 
-__all__ = ["EpisodeResolver", "build_domain_server", "build_instructions", "tool_list"]
+__all__ = ["EpisodeResolver", "build_domain_server", "build_instructions", "meta_value", "tool_list"]
 
 EpisodeResolver = Callable[[ServerRequestContext[Any]], Awaitable[str]]
 EPISODE_META_KEY = "scaleenv/episode"
 log = logging.getLogger("scaleenv.host")
+
+
+def meta_value(ctx: ServerRequestContext[Any], key: str) -> str | None:
+    """A string entry of the request's ``_meta`` (``scaleenv/episode``, ``scaleenv/call_id``), or None."""
+    if ctx.meta is None:
+        return None
+    extra = ctx.meta.model_extra or {} if hasattr(ctx.meta, "model_extra") else dict(ctx.meta)
+    value = extra.get(key)
+    return value if isinstance(value, str) else None
 
 
 def build_instructions(runtime: DomainRuntime) -> str:
@@ -84,7 +94,7 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
     async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         try:
             episode_id = await resolve(ctx)
-            outcome = await registry.call(episode_id, params.name, params.arguments)
+            outcome = await registry.call(episode_id, params.name, params.arguments, meta_value(ctx, CALL_ID_META_KEY))
         except ScaleEnvError as error:
             raise to_mcp_error(error) from None
         except Exception:  # a bug of ours: logged here, never a traceback or path to the agent

@@ -88,6 +88,8 @@ def banner_lines(host: Host, listeners: Listeners) -> list[str]:
                else "control API disabled")
     count = f"{len(online)} domain{'s' if len(online) != 1 else ''}" if not failed else f"{len(online)} of {len(host.status)} domains"
     lines = [f"scaleenv: {count} online at {listeners.agent_url}/mcp/{{domain}} ({control})"]
+    if listeners.ui_login_url:
+        lines.append(f"  web view: {listeners.ui_login_url} (one-time login link; `scaleenv ui` prints a fresh one)")
     paths = host.packages()
     for slug, reason in sorted(failed.items()):
         target = slug if host.domain_dirs is None else str(paths.get(slug, slug))

@@ -43,13 +43,22 @@ class ValidationCache:
     def _ensure_dir(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
 
-    def lookup(self, key: str) -> bool | None:
+    def _select(self, column: str, key: str) -> object | None:
         if not self.path.exists():
             return None
         with sqlite3.connect(self.path) as conn:
             conn.execute(_SCHEMA)
-            row = conn.execute("SELECT passed FROM validations WHERE key = ?", (key,)).fetchone()
-        return None if row is None else bool(row[0])
+            row = conn.execute(f"SELECT {column} FROM validations WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def lookup(self, key: str) -> bool | None:
+        passed = self._select("passed", key)
+        return None if passed is None else bool(passed)
+
+    def summary(self, key: str) -> str | None:
+        """The summary recorded with a validation of these exact contents (the web view shows it)."""
+        summary = self._select("summary", key)
+        return None if summary is None else str(summary)
 
     def record(self, key: str, domain: str, passed: bool, summary: str) -> None:
         self._ensure_dir()

@@ -29,6 +29,12 @@ def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
                                       "require_row"]
 
 
+def test_web_view_surface_is_the_app_its_mount_and_its_auth():
+    import clients.webui
+
+    assert clients.webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
+
+
 def _imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text())
     found = set()
@@ -74,6 +80,15 @@ def test_serve_path_never_imports_openai_or_the_generator():
     code = ("import sys; import scaleenv_mcp.cli.app, scaleenv_mcp.host.listeners, scaleenv_mcp.host.control, "
             "scaleenv_mcp.host.stdio; print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('openai', 'generator', 'clients')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_the_web_view_never_loads_openai_and_draws_graphs_only_when_asked():
+    """``scaleenv serve`` mounts the web view: it must not bring openai (or the generator) into
+    the serving process; the generator's pure graph drawing is imported on the first domain page."""
+    code = ("import sys; import clients.webui, scaleenv_mcp.cli.serve; print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'openai', 'generator', 'verifier'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

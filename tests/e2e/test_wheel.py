@@ -82,3 +82,31 @@ def test_wheel_serves_a_shipped_domain(wheel_python: Path, tmp_path: Path):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_wheel_web_view_has_its_templates_and_assets(wheel_python: Path, tmp_path: Path):
+    """`scaleenv ui --results DIR` from the wheel: the login link it prints opens the runs page and
+    the stylesheet (templates and static files travel in the wheel: pyproject's packages)."""
+    import shutil
+
+    import httpx
+
+    shutil.copytree(REPO / "tests" / "fixtures" / "web_run", tmp_path / "runs" / "oracle")
+    process = subprocess.Popen([str(wheel_python), "-m", "scaleenv_mcp", "ui", "--results", str(tmp_path / "runs"),
+                                "--port", "0", "--no-open"], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                               env={"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(tmp_path)})
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert " at http://127.0.0.1:" in line, line + process.stderr.read()
+        link = line.split(" at ", 1)[1].split(" ", 1)[0]
+        with httpx.Client(follow_redirects=True) as browser:
+            runs = browser.get(link)
+            assert runs.status_code == 200 and runs.url.path == "/ui/runs" and "oracle" in runs.text
+            assert browser.get(runs.url.join("/ui/run?name=oracle")).text.count("1.00") >= 3
+            css = browser.get(runs.url.join("/ui/static/ui.css"))
+            assert css.status_code == 200 and "--fg" in css.text
+            assert httpx.get(runs.url.join("/ui/runs")).status_code == 401  # no cookie, no page
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -33,6 +33,7 @@ from scaleenv_mcp.errors import (
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
+from tests.support_mcp import refusal
 
 pytestmark = pytest.mark.anyio
 
@@ -45,6 +46,7 @@ OPERATIONS = {  # every operation issue 3 asks for, as (method, path)
     ("POST", "/episodes/{id}/fork"), ("GET", "/episodes/{id}/fingerprint"), ("GET", "/episodes/{id}/tables"),
     ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/episodes/{id}/reward"), ("POST", "/rewards"),
     ("GET", "/episodes/{id}/trace"), ("GET", "/domains"), ("DELETE", "/snapshots/{id}"),
+    ("GET", "/domains/{slug}/tasks"), ("GET", "/keys/{slug}/{key}"),  # issue 23: adapters' datasets, keyed URLs
 }
 
 
@@ -73,19 +75,6 @@ async def _call(url: str, tool: str, **arguments: Any) -> dict[str, Any]:
         result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
     return result.structured_content
-
-
-async def _refusal(url: str, mode: str) -> MCPError:
-    """The JSON-RPC error an MCP client meets on connecting to ``url`` (raised from its task group)."""
-    try:
-        async with mcp.Client(url, mode=mode) as client:
-            await client.list_tools()
-    except BaseException as error:  # noqa: BLE001 - unwrapped below
-        while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-            error = error.exceptions[0]
-        assert isinstance(error, MCPError), repr(error)
-        return error
-    raise AssertionError(f"{url} accepted an MCP client")
 
 
 async def _legacy_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:
@@ -298,7 +287,7 @@ async def test_interactive_connections_cannot_use_up_the_harness_cap(tmp_path: P
                         ).structured_content["loan_id"] == "LN-00008"
             # a third interactive connection is refused up front with HTTP 429 and the reason
             # (the registry holds the same cap again behind it)...
-            assert "interactive episode cap of 2 reached" in (await _refusal(url, "legacy")).error.message
+            assert "interactive episode cap of 2 reached" in (await refusal(url, "legacy")).error.message
             async with httpx.AsyncClient() as http:
                 refused = await http.post(url, headers={"Accept": "application/json, text/event-stream"}, json={
                     "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
@@ -391,7 +380,7 @@ async def test_idle_episodes_expire_and_free_their_slot(tmp_path: Path):
             response = await http.get(f"{urls.control_url}/episodes/{idle.id}/fingerprint")
         assert response.status_code == 404 and response.json()["error"]["code"] == "episode_not_found"
         for mode in ("auto", "legacy"):
-            expired = await _refusal(idle.agent_url, mode)
+            expired = await refusal(idle.agent_url, mode)
             assert expired.error.code == -32004 and "expired" in expired.error.message
         await _call(busy.agent_url, "get_member", member_id="MEM-00001")
         # the expired episode's slot is free again
@@ -427,6 +416,13 @@ async def test_batched_rewards_score_each_episode_and_report_errors_per_episode(
 
     async with _running(_settings(tmp_path), [domains]) as (_, _, control):
         assert [(d.slug, d.tasks) for d in await control.domains()] == [("tiny_library", 1)]
+        [card] = await control.tasks("tiny_library")
+        assert (card.id, card.opening, card.known, card.actions) == (
+            "lend-grace", "I'd like to borrow Dune, please.", {"member_id": "MEM-00004"},
+            [{"tool": "borrow_book", "arguments": {"member_id": "MEM-00004", "book_id": "BK-00001"}}])
+        assert await control.tasks("tiny_library", split="test") == []
+        with pytest.raises(UsageError, match="not served here"):
+            await control.tasks("no_such_domain")
         solved, idle, wrong = await control.create_episodes("tiny_library", "lend-grace", count=3)
         [seed] = await control.create_episodes("tiny_library")
         await _call(solved.agent_url, "borrow_book", member_id="MEM-00004", book_id="BK-00001")
@@ -530,7 +526,7 @@ async def test_openapi_document_is_valid_and_complete(listeners: Listeners):
             assert any(code.startswith("2") for code in op["responses"]), (method, path)
             assert all("description" in r for r in op["responses"].values())
             declared = [p["name"] for p in op.get("parameters", []) if p["in"] == "path"]
-            assert declared == (["id"] if "{id}" in path else []), (method, path)
+            assert declared == [n for n in ("id", "slug", "key") if f"{{{n}}}" in path], (method, path)
             if method in ("post",) and path in ("/episodes", "/rewards", "/episodes/{id}/restore", "/episodes/{id}/reward"):
                 assert "requestBody" in op, path
     schemas = doc["components"]["schemas"]

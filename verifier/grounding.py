@@ -8,7 +8,9 @@ facts and which match exactly that one element, so the agent can tell which row 
 (an address out of one customer's addresses is picked by its label, and the customer by a name).
 A reference a write takes from another row ("move it into the Kitchen") names that row: the
 record's ``names`` maps the row's columns to the user facts that say them, and given the start
-state the row must hold those values (a row the gold itself adds is looked up there).
+state the row must hold those values (a row the gold itself adds is looked up there), and the
+label must pick that row out among the rows the user could mean (``label_is_ambiguous``): "the
+Kitchen" among one home's rooms, but "Home" for another customer's address names nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from scaleenv_mcp.state.canonical import canonical_value
 from verifier.paths import get_path, list_levels, selector_field
 from verifier.replay import ActionResult
 
-__all__ = ["check_grounding"]
+__all__ = ["check_grounding", "label_is_ambiguous"]
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -70,6 +72,33 @@ def _check_call(record: dict[str, Any], index: int, value: Any, results: list[Ac
     return None
 
 
+def label_is_ambiguous(manifest: DomainManifest, table_rows: list[dict[str, Any]], table: str,
+                       row: dict[str, Any], column: str, persona: tuple[str, Any] | None) -> str | None:
+    """Why a person calling ``row`` by its ``column`` would not pick it out, else None.
+
+    A label names a row among the rows the person means by it: their own rows (a customer's "Home"
+    among that customer's addresses), the rows sharing its parent (a room of the home, a sprint of
+    the project: the table's first foreign key), or, for a row of another person of the acting
+    kind or a table with no parent, every row of the table ("Home" of someone else's addresses
+    names none of them; two clinicians called David are not told apart by "David")."""
+    spec = manifest.table(table)
+    mine = manifest.principal(persona[0]).table if persona is not None else None
+    scope: list[str] = []
+    for fk in spec.foreign_keys:
+        if fk.table == mine and len(fk.columns) == 1 and row.get(fk.columns[0]) is not None:
+            scope = fk.columns if _same(row.get(fk.columns[0]), persona[1] if persona else None) else []
+            break
+    else:
+        first = spec.foreign_keys[0].columns if spec.foreign_keys else []
+        scope = first if all(row.get(c) is not None for c in first) else []
+    same = [r for r in table_rows if _same(r.get(column), row.get(column))
+            and all(_same(r.get(c), row.get(c)) for c in scope)]
+    if len(same) > 1:
+        where = f"with the same {', '.join(scope)}" if scope else "in all"
+        return f"{len(same)} {table} rows {where} are called {row.get(column)!r} ({column})"
+    return None
+
+
 def _check_names(record: dict[str, Any], value: Any, facts: dict[str, Any], task: Task,
                  manifest: DomainManifest, rows: dict[str, list[dict[str, Any]]]) -> str | None:
     """The row ``value`` refers to holds what the user calls it by."""
@@ -85,8 +114,13 @@ def _check_names(record: dict[str, Any], value: Any, facts: dict[str, Any], task
     for column, fact in names.items():
         if fact not in facts:
             return f"names fact {fact!r} is not something the user says"
-        if not any(_same(row.get(column), facts[fact]) for row in candidates):
+        named = [row for row in candidates if _same(row.get(column), facts[fact])]
+        if not named:
             return f"the {table} row {value!r} is not called {facts[fact]!r} ({column})"
+        persona = (task.persona.kind, task.persona.id) if task.persona is not None else None
+        ambiguous = label_is_ambiguous(manifest, [*rows.get(table, []), *added], table, named[0], column, persona)
+        if ambiguous:
+            return f"the {table} row {value!r} is not told apart by {facts[fact]!r}: {ambiguous}"
     return None
 
 

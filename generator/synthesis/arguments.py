@@ -21,6 +21,7 @@ from generator.graph import is_key_name, json_types
 from generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
 from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from verifier.grounding import label_is_ambiguous
 from verifier.paths import get_path, join_path, leaf_values, list_levels, split_path
 
 __all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name"]
@@ -141,7 +142,7 @@ class ArgumentResolver:
         is read from but a reference in it: moving a lamp into the room another device is in is
         fair only when the user names that room ("to the Bedroom"). {} for a row's own id, a
         read, the acting person or a row the task made; the row's label as a fact; None when the
-        row has no label a person could say."""
+        row has no label a person could say, or none that picks it out (``label_is_ambiguous``)."""
         if not tool.is_writing or (tool.acting is not None and param == tool.acting.argument):
             return {}
         steps = split_path(path)
@@ -154,7 +155,8 @@ class ArgumentResolver:
         if table is None or row is None:
             return {}
         for column, label in row.items():
-            if is_label_column(column) and isinstance(label, str) and column not in self.internal:
+            if (is_label_column(column) and isinstance(label, str) and column not in self.internal
+                    and not label_is_ambiguous(self.manifest, self.world.rows[table], table, row, column, self.principal)):
                 entity = singular(table)
                 return {column: (column if column.startswith(entity) else f"{entity}_{column}", label)}
         return None

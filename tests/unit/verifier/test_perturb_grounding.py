@@ -6,7 +6,7 @@ from pathlib import Path
 
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import RowOp, Task
-from verifier.grounding import check_grounding
+from verifier.grounding import check_grounding, label_is_ambiguous
 from verifier.paths import get_path, leaf_values, list_levels, parent_list, selector_field
 from verifier.perturb import argument_variants, changed_value, distractor_variants
 from verifier.replay import ActionResult
@@ -125,6 +125,30 @@ def test_grounding_checks_that_a_named_row_is_called_what_the_user_says():
     task.meta.grounding[2]["names"] = {"title": "shelf_label"}
     assert "names fact 'shelf_label' is not something" in check_grounding(
         task, [ActionResult(tool="find_books", ok=True, result=one), results[1]], MANIFEST, rows)[0]
+
+
+def test_a_label_names_a_row_only_among_the_rows_the_user_could_mean():
+    """A customer's "Home" among their own addresses, yes; someone else's "Home" among 28 of them, no
+    (express_logistics-1-0378 sent a quote to another customer's Home the user could not name)."""
+    express = load_domain(FIXTURE.parents[3] / "domains" / "express_logistics").manifest
+    addresses = [{"address_id": "ADR-1", "customer_id": "CUS-1", "label": "Home"},
+                 {"address_id": "ADR-2", "customer_id": "CUS-2", "label": "Home"},
+                 {"address_id": "ADR-3", "customer_id": "CUS-2", "label": "Studio"}]
+    me = ("customer", "CUS-1")
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[0], "label", me) is None
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[1], "label", me) == (
+        "2 addresses rows in all are called 'Home' (label)")
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[2], "label", me) is None  # the one Studio
+    # staff name a customer's address among that customer's addresses
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[1], "label", ("staff_member", "STF-1")) is None
+
+    results = [ActionResult(tool="find_books", ok=True, result=SHELF), ActionResult(tool="borrow_book", ok=True, result={})]
+    rows = {"books": [{"book_id": "BK-00001", "title": "Dune"}, {"book_id": "BK-00007", "title": "Dune"}]}
+    task = _task()
+    task.meta.grounding[2]["names"] = {"title": "book_title"}
+    assert check_grounding(task, results, MANIFEST, rows) == [
+        "action 1 borrow_book.book_id: the books row 'BK-00001' is not told apart by 'Dune': "
+        "2 books rows in all are called 'Dune' (title)"]
 
 
 def test_paths_list_every_level():

@@ -15,6 +15,7 @@ Kitchen" among one home's rooms, but "Home" for another customer's address names
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
@@ -73,14 +74,15 @@ def _check_call(record: dict[str, Any], index: int, value: Any, results: list[Ac
 
 
 def label_is_ambiguous(manifest: DomainManifest, table_rows: list[dict[str, Any]], table: str,
-                       row: dict[str, Any], column: str, persona: tuple[str, Any] | None) -> str | None:
-    """Why a person calling ``row`` by its ``column`` would not pick it out, else None.
+                       row: dict[str, Any], columns: Sequence[str], persona: tuple[str, Any] | None) -> str | None:
+    """Why a person calling ``row`` by its ``columns`` would not pick it out, else None.
 
     A label names a row among the rows the person means by it: their own rows (a customer's "Home"
     among that customer's addresses), the rows sharing its parent (a room of the home, a sprint of
     the project: the table's first foreign key), or, for a row of another person of the acting
     kind or a table with no parent, every row of the table ("Home" of someone else's addresses
-    names none of them; two clinicians called David are not told apart by "David")."""
+    names none of them; two clinicians called David are not told apart by "David", and four
+    listings titled "Hot Wheels track builder set" only by their price as well)."""
     spec = manifest.table(table)
     mine = manifest.principal(persona[0]).table if persona is not None else None
     scope: list[str] = []
@@ -91,11 +93,11 @@ def label_is_ambiguous(manifest: DomainManifest, table_rows: list[dict[str, Any]
     else:
         first = spec.foreign_keys[0].columns if spec.foreign_keys else []
         scope = first if all(row.get(c) is not None for c in first) else []
-    same = [r for r in table_rows if _same(r.get(column), row.get(column))
-            and all(_same(r.get(c), row.get(c)) for c in scope)]
+    same = [r for r in table_rows if all(_same(r.get(c), row.get(c)) for c in [*columns, *scope])]
     if len(same) > 1:
         where = f"with the same {', '.join(scope)}" if scope else "in all"
-        return f"{len(same)} {table} rows {where} are called {row.get(column)!r} ({column})"
+        called = " and ".join(repr(row.get(c)) for c in columns)
+        return f"{len(same)} {table} rows {where} are called {called} ({', '.join(columns)})"
     return None
 
 
@@ -114,13 +116,13 @@ def _check_names(record: dict[str, Any], value: Any, facts: dict[str, Any], task
     for column, fact in names.items():
         if fact not in facts:
             return f"names fact {fact!r} is not something the user says"
-        named = [row for row in candidates if _same(row.get(column), facts[fact])]
-        if not named:
+        if not any(_same(row.get(column), facts[fact]) for row in candidates):
             return f"the {table} row {value!r} is not called {facts[fact]!r} ({column})"
-        persona = (task.persona.kind, task.persona.id) if task.persona is not None else None
-        ambiguous = label_is_ambiguous(manifest, [*rows.get(table, []), *added], table, named[0], column, persona)
-        if ambiguous:
-            return f"the {table} row {value!r} is not told apart by {facts[fact]!r}: {ambiguous}"
+    persona = (task.persona.kind, task.persona.id) if task.persona is not None else None
+    named = next(row for row in candidates if all(_same(row.get(c), facts[f]) for c, f in names.items()))
+    ambiguous = label_is_ambiguous(manifest, [*rows.get(table, []), *added], table, named, list(names), persona)
+    if ambiguous:
+        return f"the {table} row {value!r} is not told apart by what the user calls it: {ambiguous}"
     return None
 
 

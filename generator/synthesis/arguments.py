@@ -87,6 +87,20 @@ def _selector_order(item: tuple[str, Any]) -> tuple[int, str]:
     return (3, name)
 
 
+def _sayable(value: Any) -> bool:
+    """A value a person says in passing: a number or a short text, not a paragraph."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, int | float) or (isinstance(value, str) and 0 < len(value) <= 40)
+
+
+def _said_order(value: Any) -> int:
+    """Numbers (a price) before words (a condition) before dates, to tell two same-named rows apart."""
+    if isinstance(value, int | float):
+        return 0
+    return 2 if re.match(r"^\d{4}-\d{2}-\d{2}", value) else 1
+
+
 class ArgumentResolver:
     """Candidate values with provenance for the parameters of one domain's tools."""
 
@@ -142,7 +156,8 @@ class ArgumentResolver:
         is read from but a reference in it: moving a lamp into the room another device is in is
         fair only when the user names that room ("to the Bedroom"). {} for a row's own id, a
         read, the acting person or a row the task made; the row's label as a fact; None when the
-        row has no label a person could say, or none that picks it out (``label_is_ambiguous``)."""
+        row has no label a person could say, or none that picks it out, alone or with one more
+        column the user sees (``label_is_ambiguous``)."""
         if not tool.is_writing or (tool.acting is not None and param == tool.acting.argument):
             return {}
         steps = split_path(path)
@@ -154,11 +169,16 @@ class ArgumentResolver:
         row = self.world.row(table, value) if table else None
         if table is None or row is None:
             return {}
-        for column, label in row.items():
-            if (is_label_column(column) and isinstance(label, str) and column not in self.internal
-                    and not label_is_ambiguous(self.manifest, self.world.rows[table], table, row, column, self.principal)):
-                entity = singular(table)
-                return {column: (column if column.startswith(entity) else f"{entity}_{column}", label)}
+        labels = [c for c, label in row.items()
+                  if is_label_column(c) and isinstance(label, str) and c not in self.internal]
+        # a label alone, else a label with one more thing the user sees on the row (its price, its date)
+        seen = sorted((c.name for c in self.manifest.table(table).columns if c.user_visible and c.name not in labels
+                       and c.name not in self.internal and not is_key_name(c.name, self.manifest)
+                       and _sayable(row.get(c.name))), key=lambda c: _said_order(row[c]))
+        entity = singular(table)
+        for columns in [[label] for label in labels] + [[label, other] for label in labels for other in seen]:
+            if not label_is_ambiguous(self.manifest, self.world.rows[table], table, row, columns, self.principal):
+                return {c: (c if c.startswith(entity) else f"{entity}_{c}", row[c]) for c in columns}
         return None
 
     def _identifying(self, elements: list[Any], index: int, head: str,

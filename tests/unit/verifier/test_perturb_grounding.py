@@ -135,19 +135,25 @@ def test_a_label_names_a_row_only_among_the_rows_the_user_could_mean():
                  {"address_id": "ADR-2", "customer_id": "CUS-2", "label": "Home"},
                  {"address_id": "ADR-3", "customer_id": "CUS-2", "label": "Studio"}]
     me = ("customer", "CUS-1")
-    assert label_is_ambiguous(express, addresses, "addresses", addresses[0], "label", me) is None
-    assert label_is_ambiguous(express, addresses, "addresses", addresses[1], "label", me) == (
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[0], ["label"], me) is None
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[1], ["label"], me) == (
         "2 addresses rows in all are called 'Home' (label)")
-    assert label_is_ambiguous(express, addresses, "addresses", addresses[2], "label", me) is None  # the one Studio
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[2], ["label"], me) is None  # the one Studio
     # staff name a customer's address among that customer's addresses
-    assert label_is_ambiguous(express, addresses, "addresses", addresses[1], "label", ("staff_member", "STF-1")) is None
+    assert label_is_ambiguous(express, addresses, "addresses", addresses[1], ["label"], ("staff_member", "STF-1")) is None
+
+    # the same title twice in all is told apart by one more thing the user sees
+    other = ("customer", "CUS-9")
+    assert label_is_ambiguous(express, addresses[:2], "addresses", addresses[1], ["label"], other) is not None
+    with_city = [{**addresses[0], "city": "Lyon"}, {**addresses[1], "city": "London"}]
+    assert label_is_ambiguous(express, with_city, "addresses", with_city[1], ["label", "city"], other) is None
 
     results = [ActionResult(tool="find_books", ok=True, result=SHELF), ActionResult(tool="borrow_book", ok=True, result={})]
     rows = {"books": [{"book_id": "BK-00001", "title": "Dune"}, {"book_id": "BK-00007", "title": "Dune"}]}
     task = _task()
     task.meta.grounding[2]["names"] = {"title": "book_title"}
     assert check_grounding(task, results, MANIFEST, rows) == [
-        "action 1 borrow_book.book_id: the books row 'BK-00001' is not told apart by 'Dune': "
+        "action 1 borrow_book.book_id: the books row 'BK-00001' is not told apart by what the user calls it: "
         "2 books rows in all are called 'Dune' (title)"]
 
 

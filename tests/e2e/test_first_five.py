@@ -201,6 +201,31 @@ def test_tools_tool_explains_one_tool_with_an_example_that_runs():
     assert unknown.returncode == 2 and "unknown tool 'nope'" in unknown.stderr
 
 
+def test_tools_example_on_the_plain_seed_runs_on_a_fresh_episode():
+    """request_approval had an example only after a case changed the seed; now one on the seed as shipped."""
+    shown = scaleenv("tools", "project_management", "request_approval")
+    assert shown.returncode == 0, shown.stderr
+    assert "example (from a passing test case):" in shown.stdout and "the case first:" not in shown.stdout
+    example = next(line for line in shown.stdout.splitlines() if "scaleenv call project_management request_approval" in line)
+    ran = scaleenv("call", "project_management", "request_approval", "--args", example.split("--args '", 1)[1].rstrip("'"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert '"status": "pending"' in ran.stdout
+
+
+def test_tools_example_of_a_tool_no_case_runs_on_the_plain_seed_says_what_its_case_changes_first():
+    """No account of stock_trading's seed can be closed (each holds cash): the example is still
+    shown, with the row its case changes first, and --json carries the same as example_fixture."""
+    shown = scaleenv("tools", "stock_trading", "close_account")
+    assert shown.returncode == 0, shown.stderr
+    assert "scaleenv call stock_trading close_account --args '" in shown.stdout
+    assert "on a fresh episode this call may be refused" in shown.stdout
+    assert shown.stdout.rstrip().endswith('the case first:\n    update accounts account_id="ACC-00046": cash_cents=0')
+    (listed,) = json.loads(scaleenv("tools", "stock_trading", "close_account", "--json").stdout)
+    assert listed["example_arguments"] == {"acting_investor_id": "INV-00023", "account_id": "ACC-00046"}
+    assert listed["example_fixture"] == [{"op": "update", "table": "accounts", "key": {"account_id": "ACC-00046"},
+                                          "values": {"cash_cents": 0}}]
+
+
 def test_shell_help_tool_prints_the_same_explanation():
     shell = subprocess.run([sys.executable, "-m", "scaleenv_mcp", "shell", "tiny_library", "--domains-dir", str(FIXTURES)],
                            input="help get_member\nquit\n", capture_output=True, text=True, timeout=120)

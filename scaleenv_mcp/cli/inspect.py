@@ -39,7 +39,7 @@ def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
     from scaleenv_mcp.cli.output import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
-    from scaleenv_mcp.domain.tool_help import example_arguments, parameter_summary, tool_help
+    from scaleenv_mcp.domain.tool_help import example_fields, parameter_summary, tool_help
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
 
     try:
@@ -51,8 +51,7 @@ def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
         fail(error)
     chosen = [t for t in package.manifest.tools if tool is None or t.name == tool]
     if json_output:
-        print_json([{**t.model_dump(mode="json"), "example_arguments": example_arguments(package, t.name)}
-                    for t in chosen])
+        print_json([{**t.model_dump(mode="json"), **example_fields(package, t.name)} for t in chosen])
     elif tool is not None:
         console.print(tool_help(package, tool), highlight=False, markup=False, soft_wrap=True)
     else:

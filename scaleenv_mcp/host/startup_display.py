@@ -1,7 +1,9 @@
 """What ``scaleenv serve`` prints while its domains come online, and the one banner after.
 
 On a terminal, a rich progress display (a counter of the domains done, online or failed, of
-all being started, and one bar per domain being validated: cases done, ETA); otherwise (a pipe, a log file, a test) one plain line per state change. Either way
+all being started, and one bar per domain being validated: cases done, ETA); otherwise (a pipe,
+a log file, a test) one plain line per state change, the same counter at its end once every
+domain is known ('  smart_home: online (3/8 domains done)'). Either way
 the order is fixed: the bound line (printed by the CLI before anything heavy is imported),
 each domain's state as it changes, then the banner once every domain is online or failed.
 """
@@ -52,18 +54,23 @@ class StartupDisplay:
         self.progress.stop()
 
     def status(self, slug: str, status: str) -> None:
+        # every domain is 'loading' before any changes again, so the total is known by then
+        done = sum(not state.startswith(("loading", "validating")) for state in self.host.status.values())
+        total = len(self.host.status)
         if self.live:
             if slug in self.bars and status != "validating":
                 self.progress.remove_task(self.bars.pop(slug))
             if status == "validating":
                 self.bars[slug] = self.progress.add_task(f"validating {slug}", total=None, unit="cases")
-            # every domain is 'loading' before any changes again, so the total is known by then
-            done = sum(not state.startswith(("loading", "validating")) for state in self.host.status.values())
             if self.overall is None:
                 self.overall = self.progress.add_task("all domains", total=None, unit="done")
-            self.progress.update(self.overall, completed=done, total=len(self.host.status))
+            self.progress.update(self.overall, completed=done, total=total)
             self.progress.refresh()  # the line below is drawn above the display as it now is, not as it was
-        self._print(f"  {slug}: {status}")
+            self._print(f"  {slug}: {status}")
+        elif status == "loading":  # the total is not known yet while the 'loading' lines come
+            self._print(f"  {slug}: {status}")
+        else:  # no counter bar in a pipe or a log: each line carries it, at its end so 'slug: state' still leads
+            self._print(f"  {slug}: {status} ({done}/{total} domains done)")
 
     def advance(self, slug: str, done: int, total: int) -> None:
         if slug in self.bars:  # drawn at once when full: a fast validation still shows its bar complete

@@ -45,6 +45,13 @@ def test_every_writing_tool_declares_an_error(package: DomainPackage):
     assert [t.name for t in package.manifest.tools if t.writes and not t.raises] == []
 
 
+def test_every_tool_has_an_example_call(package: DomainPackage):
+    """`scaleenv tools DOMAIN TOOL` and the shell's `help TOOL` show an example for every tool (#28)."""
+    from scaleenv_mcp.domain.tool_help import example_case
+
+    assert [t.name for t in package.manifest.tools if example_case(package, t.name) is None] == []
+
+
 def test_seed_script_reproduces_seed(package: DomainPackage, tmp_path: Path):
     import shutil
     import subprocess

@@ -96,10 +96,28 @@ def assert_started_in_order(lines: list[str], states: dict[str, str], banner: st
 def test_serve_binds_first_then_each_domain_then_the_banner_cold_and_warm(tmp_path: Path):
     cold = serve_until_banner(FIXTURES, tmp_path / "state")
     assert_started_in_order(cold, {"tiny_library": "online"}, "1 domain")
-    assert "  tiny_library: validating" in cold  # a fresh validation record: the gate runs
+    assert "  tiny_library: validating (0/1 domains done)" in cold  # a fresh validation record: the gate runs
     warm = serve_until_banner(FIXTURES, tmp_path / "state")
     assert_started_in_order(warm, {"tiny_library": "online"}, "1 domain")
-    assert "  tiny_library: validating" not in warm  # the record says these contents passed
+    assert not [line for line in warm if "tiny_library: validating" in line]  # the record says these contents passed
+
+
+def test_into_a_pipe_each_state_line_after_loading_counts_the_domains_done(tmp_path: Path):
+    """The pipe's stand-in for the terminal's 'all domains 1/2 done' bar: every line after the
+    'loading' ones (whose total is not known yet) ends with the domains done of all started."""
+    domains = tmp_path / "domains"
+    shutil.copytree(FIXTURES / "tiny_library", domains / "tiny_library")
+    shutil.copytree(FIXTURES / "tiny_library", domains / "twin_library")
+    manifest = json.loads((domains / "twin_library" / "domain.json").read_text())
+    (domains / "twin_library" / "domain.json").write_text(json.dumps({**manifest, "slug": "twin_library"}))
+    lines = serve_until_banner(domains, tmp_path / "state")
+    assert_started_in_order(lines, {"tiny_library": "online", "twin_library": "online"}, "2 domains")
+    states = [line.strip() for line in lines[1:-1]]
+    assert states[:2] == ["tiny_library: loading", "twin_library: loading"], lines
+    counters = [re.fullmatch(r"\w+: \w+ \((\d)/2 domains done\)", line) for line in states[2:]]
+    assert all(counters), lines
+    done = [int(c.group(1)) for c in counters if c is not None]
+    assert done == sorted(done) and done[-1] == 2, lines  # it only grows, and ends with every domain
 
 
 def test_on_a_terminal_serve_shows_progress_bars_then_the_banner(tmp_path: Path):
@@ -199,6 +217,31 @@ def test_tools_tool_explains_one_tool_with_an_example_that_runs():
     assert ran.returncode == 0, ran.stdout + ran.stderr
     unknown = scaleenv("tools", "tiny_library", "nope", "--domains-dir", str(FIXTURES))
     assert unknown.returncode == 2 and "unknown tool 'nope'" in unknown.stderr
+
+
+def test_tools_example_on_the_plain_seed_runs_on_a_fresh_episode():
+    """request_approval had an example only after a case changed the seed; now one on the seed as shipped."""
+    shown = scaleenv("tools", "project_management", "request_approval")
+    assert shown.returncode == 0, shown.stderr
+    assert "example (from a passing test case):" in shown.stdout and "the case first:" not in shown.stdout
+    example = next(line for line in shown.stdout.splitlines() if "scaleenv call project_management request_approval" in line)
+    ran = scaleenv("call", "project_management", "request_approval", "--args", example.split("--args '", 1)[1].rstrip("'"))
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert '"status": "pending"' in ran.stdout
+
+
+def test_tools_example_of_a_tool_no_case_runs_on_the_plain_seed_says_what_its_case_changes_first():
+    """No account of stock_trading's seed can be closed (each holds cash): the example is still
+    shown, with the row its case changes first, and --json carries the same as example_fixture."""
+    shown = scaleenv("tools", "stock_trading", "close_account")
+    assert shown.returncode == 0, shown.stderr
+    assert "scaleenv call stock_trading close_account --args '" in shown.stdout
+    assert "on a fresh episode this call may be refused" in shown.stdout
+    assert shown.stdout.rstrip().endswith('the case first:\n    update accounts account_id="ACC-00046": cash_cents=0')
+    (listed,) = json.loads(scaleenv("tools", "stock_trading", "close_account", "--json").stdout)
+    assert listed["example_arguments"] == {"acting_investor_id": "INV-00023", "account_id": "ACC-00046"}
+    assert listed["example_fixture"] == [{"op": "update", "table": "accounts", "key": {"account_id": "ACC-00046"},
+                                          "values": {"cash_cents": 0}}]
 
 
 def test_shell_help_tool_prints_the_same_explanation():

@@ -67,6 +67,7 @@ class Relay:
             with contextlib.suppress(OSError, ValueError, KeyError):
                 self.ids.setdefault(json.loads(path.read_text())["key"], path.stem)
         self._seq = len(self.ids)
+        self._turn: dict[str, int] = {}  # per request id: the newest waiting handler (a retry supersedes a stale one)
         self.cassette: Cassette | None = None
 
     def _cassette(self, model: str) -> Cassette | None:
@@ -81,6 +82,12 @@ class Relay:
         line = json.dumps({"at": datetime.datetime.now().isoformat(timespec="seconds"), **event}, sort_keys=True)
         with self._lock, open(self.folder / "relay.log.jsonl", "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
+
+    def held(self, body: dict[str, Any]) -> CassetteEntry | None:
+        """The recorded reply to this request when recording into a cassette that holds it."""
+        if self.settings.record is None or not (Path(self.settings.record) / "cassette.json").exists():
+            return None
+        return self._cassette(str(body.get("model") or "")).get(request_key(body))  # type: ignore[union-attr]
 
     def pending(self, body: dict[str, Any], role: str, stage: str) -> tuple[str, str]:
         """The request's id (the same for the same request), its pending file written once."""
@@ -101,10 +108,16 @@ class Relay:
         return known, key
 
     async def answer_text(self, request_id: str, disconnected: Any) -> str | None:
-        """The answer file's text once it is there and stable; None when the client left or the wait ran out."""
+        """The answer file's text once it is there and stable; None when the client left, the wait ran
+        out, or the same request came again (the client gave up on this one and retried: the retry
+        gets the answer, so one request is answered once)."""
         path = self.folder / "answers" / f"{request_id}.json"
         started, last_size = time.monotonic(), -1
+        with self._lock:
+            turn = self._turn[request_id] = self._turn.get(request_id, 0) + 1
         while True:
+            if self._turn[request_id] != turn:
+                return None
             if path.exists():
                 size = path.stat().st_size
                 if size == last_size:
@@ -124,28 +137,21 @@ class Relay:
             text, finish = text[: int(max_tokens) * 4], "length"
         prompt_text = "".join(str(m.get("content") or "") for m in body.get("messages", []))
         prompt_text += json.dumps(body.get("response_format") or body.get("tools") or "")
-        usage = {"prompt_tokens": count_tokens(prompt_text), "completion_tokens": count_tokens(text)}
-        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-        forced = (body.get("tool_choice") or {}).get("function", {}).get("name") if isinstance(
-            body.get("tool_choice"), dict) else None
-        message: dict[str, Any] = {"role": "assistant", "content": text}
-        if forced:
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": f"call_{request_id}", "type": "function", "function": {"name": forced, "arguments": text}}]}
-            finish = "tool_calls" if finish == "stop" else finish
+        prompt_tokens, completion_tokens = count_tokens(prompt_text), count_tokens(text)
+        forced = isinstance(body.get("tool_choice"), dict)
+        finish = "tool_calls" if forced and finish == "stop" else finish
         cassette = self._cassette(str(body.get("model") or ""))
         if cassette is not None:
             cassette.add(CassetteEntry(key=key, role=role, stage=stage, marker=request_marker(body.get("messages", [])),
-                                       text=message["content"] or "", finish_reason=finish,
-                                       tool_arguments=text if forced else None, **{k: usage[k] for k in (
-                                           "prompt_tokens", "completion_tokens")}))
-        pending = self.folder / "pending" / f"{request_id}.json"
+                                       text="" if forced else text, finish_reason=finish,
+                                       tool_arguments=text if forced else None, prompt_tokens=prompt_tokens,
+                                       completion_tokens=completion_tokens))
         with contextlib.suppress(OSError):
-            pending.replace(self.folder / "done" / f"{request_id}.json")
-        self._log(id=request_id, role=role, stage=stage, event="answered", key=key, **usage)
-        return {"id": f"chatcmpl-relay-{request_id}", "object": "chat.completion", "created": int(time.time()),
-                "model": body.get("model", "relay"), "choices": [{"index": 0, "message": message,
-                                                                   "finish_reason": finish}], "usage": usage}
+            (self.folder / "pending" / f"{request_id}.json").replace(self.folder / "done" / f"{request_id}.json")
+        self._log(id=request_id, role=role, stage=stage, event="answered", key=key, prompt_tokens=prompt_tokens,
+                  completion_tokens=completion_tokens)
+        return _completion(body, None if forced else text, text if forced else None, finish, prompt_tokens,
+                           completion_tokens, request_id)
 
     def build_app(self) -> Any:
         from starlette.applications import Starlette
@@ -163,6 +169,11 @@ class Relay:
             found = _ROLE.match(system)
             role = request.headers.get("x-scaleenv-role") or (found.group(1) if found else "unknown")
             stage = request.headers.get("x-scaleenv-stage", "")
+            held = self.held(body)
+            if held is not None:  # a resumed recording: what the cassette holds is answered from it
+                self._log(id="cassette", role=role, stage=stage, event="from_cassette", key=held.key)
+                return JSONResponse(_completion(body, held.text or None, held.tool_arguments, held.finish_reason,
+                                                held.prompt_tokens, held.completion_tokens, held.key[:12]))
             request_id, key = self.pending(body, role, stage)
             self._log(id=request_id, role=role, stage=stage, event="received", key=key)
             text = await self.answer_text(request_id, request.is_disconnected)
@@ -176,6 +187,20 @@ class Relay:
 
         return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"]),
                                  Route("/v1/models", models, methods=["GET"])])
+
+
+def _completion(body: dict[str, Any], text: str | None, arguments: str | None, finish: str, prompt_tokens: int,
+                completion_tokens: int, request_id: str) -> dict[str, Any]:
+    """A chat completion: ``text`` as the message, or ``arguments`` as the forced tool call's."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if arguments is not None:
+        name = body["tool_choice"]["function"]["name"]
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{request_id}", "type": "function", "function": {"name": name, "arguments": arguments}}]}
+    return {"id": f"chatcmpl-relay-{request_id}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "relay"), "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                      "total_tokens": prompt_tokens + completion_tokens}}
 
 
 def _error(status: int, message: str) -> Any:

@@ -162,3 +162,19 @@ def test_an_answer_that_never_comes_spends_the_budget_and_the_run_resumes(tmp_pa
     assert received_again and not received_again & answered_before  # nothing answered was asked again
     answered = [e["key"] for e in _log(relay_dir) if e["event"] == "answered"]
     assert len(answered) == len(set(answered))
+
+
+def test_a_resumed_recording_answers_what_the_cassette_holds(recorded, tmp_path):
+    """Recording again into a cassette (after a prompt fix, say): what it holds is answered at once,
+    only new requests wait for answer files. Nobody answers here, so every request must be held."""
+    root = recorded[0]
+    before = (root / "cassette" / "answers.jsonl").read_text()
+    relay_dir = tmp_path / "relay"
+    settings = RelaySettings(folder=relay_dir, record=root / "cassette", answered_by="the scripted test answerer",
+                             poll=0.02)
+    with running_relay(settings) as (_, base_url):
+        report, code = _run(_settings(tmp_path, "again"), base_url, timeout=5, budget=0)
+    assert code == 0, report.status
+    assert not list((relay_dir / "pending").glob("*.json")) and not list((relay_dir / "done").glob("*.json"))
+    assert {e["event"] for e in _log(relay_dir)} == {"from_cassette"}
+    assert (root / "cassette" / "answers.jsonl").read_text() == before

@@ -101,6 +101,7 @@ class Cassette:
         self.folder = Path(folder)
         self.meta = meta
         self.entries = entries
+        self.hits: set[str] = set()  # keys a replay asked for (``keep_only`` drops the rest)
         self._lock = threading.Lock()
 
     @classmethod
@@ -138,7 +139,19 @@ class Cassette:
         return cls(folder, meta, {})
 
     def get(self, key: str) -> CassetteEntry | None:
+        if key in self.entries:
+            self.hits.add(key)
         return self.entries.get(key)
+
+    def keep_only(self, keys: set[str]) -> int:
+        """Rewrite the cassette with the entries of ``keys`` only, in recorded order (after a prompt fix, the
+        replies to prompts no run sends any more); returns how many were dropped."""
+        with self._lock:
+            kept = {k: e for k, e in self.entries.items() if k in keys}
+            dropped, self.entries = len(self.entries) - len(kept), kept
+            atomic_write_text(self.folder / "answers.jsonl", "".join(
+                json.dumps(e.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n" for e in kept.values()))
+        return dropped
 
     def add(self, entry: CassetteEntry) -> None:
         """Record one reply (a key already held is kept as first recorded)."""

@@ -141,7 +141,8 @@ async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log
     if not passing:
         raise GenerationError(f"no tool passed its tests within {settings.max_rounds} debug rounds")
     manifest = build_manifest(settings, card, table_order(db.draft.tables), db.draft.policy,
-                              [r.tool for r in passing], model=run.models["code"], date=date)
+                              [r.tool for r in passing], model=run.models["code"], date=date,
+                              principals=db.draft.principals)
     log("stage 6: dependency graph")
     judged, document, added = await run_graph(run, manifest)
     manifest = DomainManifest.model_validate(judged.model_dump(mode="json"))

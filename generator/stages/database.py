@@ -56,7 +56,17 @@ class DatabaseResult(BaseModel):
 def _compact_tools(tools: ToolDrafts) -> list[dict[str, Any]]:
     return [{"name": t.name, "description": t.description, "parameters": t.input_schema.get("properties", {}),
              "output": t.output_schema, "raises": [e.model_dump() for e in t.raises],
-             "preconditions": t.preconditions, "postconditions": t.postconditions} for t in tools.tools]
+             "preconditions": t.preconditions, "postconditions": t.postconditions,
+             "acting": t.acting.model_dump() if t.acting else None, "permission": t.permission} for t in tools.tools]
+
+
+def principal_kinds(tools: ToolDrafts) -> set[str]:
+    """Every principal kind the tools name: acting kinds, questions' asked_by, intents_by_kind keys."""
+    kinds: set[str] = set()
+    for tool in tools.tools:
+        kinds |= set(tool.acting.kinds) if tool.acting else set()
+        kinds |= {k for q in tool.questions for k in q.asked_by} | set(tool.intents_by_kind)
+    return kinds
 
 
 async def run_db_schema(run: RunContext, card: DomainCard, tools: ToolDrafts) -> DatabaseDraft:
@@ -65,7 +75,8 @@ async def run_db_schema(run: RunContext, card: DomainCard, tools: ToolDrafts) ->
     names = [t.name for t in tools.tools]
 
     async def compute(scope: StageScope) -> DatabaseDraft:
-        return await scope.ask("db_schema", DatabaseDraft, context={"tools": names}, card=card,
+        return await scope.ask("db_schema", DatabaseDraft, context={"tools": names, "kinds": principal_kinds(tools)},
+                               card=card,
                                tools=_compact_tools(tools), table_count=str(count))
 
     return await run.stage("database", {"card": card.model_dump(), "tools": tools.model_dump(mode="json"),

@@ -100,7 +100,7 @@ class _ToolWork:
         settings = self.run.settings
         folder = self.run.workdir / "procedural" / self.tool.name / f"round-{round_}" / settings.slug
         manifest = build_manifest(settings, self.card, self.db.draft.tables, self.db.draft.policy, [self.tool],
-                                  model="n/a", date="n/a")
+                                  model="n/a", date="n/a", principals=self.db.draft.principals)
         write_package(folder, manifest, self.db.schema_sql, self.db.seed, render_tools_py(self.card.title, [code]),
                       cases)
         return await validate_domain(folder, mutation=False, determinism=False, workers=1,

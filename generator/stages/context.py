@@ -27,7 +27,7 @@ __all__ = ["GenerateSettings", "GenerationError", "RunContext", "StageScope", "g
 Model = TypeVar("Model", bound=BaseModel)
 
 #: Bump when a stage's logic changes what it produces from the same inputs.
-STAGE_VERSION = "2"
+STAGE_VERSION = "3"
 
 
 class GenerationError(ScaleEnvError):

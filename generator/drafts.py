@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 
 from generator.synthesis.chain_code import WrittenChain as ChainCode  # the chain writer's answer, as synthesis reads it
 from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
+from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, ToolSpec
-from scaleenv_mcp.procedural.cases import ToolCase
 
 __all__ = ["ChainCode", "DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
            "ExpansionDecision", "PlannedTool", "SeedRows", "TableDraft", "TaskWording", "ToolAccess", "ToolCode",

@@ -38,13 +38,12 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
     change set, so agreement also checks one against the other); else from the change set."""
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
-    from verifier.replay import stage_tasks
 
     settings = HostSettings.from_env(workers=workers, port=0, control_port=None, skip_validation=True)
     found: dict[str, str] = {}
     async with Host.running(settings, domains=[str(package_dir)]) as host:
         slug = package_dir.name
-        stage_tasks(host, slug, tasks)
+        host.stage_tasks(slug, tasks)
         gate = asyncio.Semaphore(8)
 
         async def one(task: Task) -> None:
@@ -52,12 +51,12 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
                 episode = await host.create_episode(slug, task.id)
                 try:
                     for action in task.actions:
-                        await host.registry.call(episode.id, action.tool, action.arguments)
-                    found[task.id] = await host.registry.fingerprint(episode.id, full=full)
+                        await host.call(episode.id, action.tool, action.arguments)
+                    found[task.id] = await host.fingerprint(episode.id, full=full)
                 except Exception as error:  # reported per task; the parent decides
                     found[task.id] = f"error: {type(error).__name__}: {error}"
                 finally:
-                    await host.registry.close(episode.id)
+                    await host.close(episode.id)
 
         await asyncio.gather(*(one(t) for t in tasks))
     return found

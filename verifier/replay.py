@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp
 from mcp.shared.exceptions import MCPError
@@ -26,8 +26,12 @@ from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport, compute_reward
 
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.episode_control import EpisodeControl
+    from scaleenv_mcp.host.host import Host
+
 __all__ = ["ActionResult", "HttpTransport", "MemoryTransport", "ReplayOutcome", "ReplaySession", "Transport",
-           "replay_actions", "stage_tasks"]
+           "replay_actions"]
 
 
 class ActionResult(BaseModel):
@@ -57,24 +61,6 @@ class Transport(Protocol):
     def episode(self, task_id: str) -> contextlib.AbstractAsyncContextManager[ReplaySession]: ...
 
 
-def stage_tasks(host: Any, slug: str, tasks: list[Task]) -> None:
-    """Make ``tasks`` creatable on an in-process host, replacing same-id tasks of its package.
-
-    Episodes are created from a task id (docs/architecture.md, "Episode state"); tasks from a file other than the
-    package's tasks.jsonl, or drafts during synthesis, are put into the served package's task
-    table here. Only for hosts this process started itself.
-    """
-    table = host.registry.domain(slug).package.tasks
-    for task in tasks:
-        table[task.id] = task
-
-
-def unstage_tasks(host: Any, slug: str, task_ids: list[str]) -> None:
-    table = host.registry.domain(slug).package.tasks
-    for task_id in task_ids:
-        table.pop(task_id, None)
-
-
 async def _mcp_call(client: mcp.Client, tool: str, arguments: dict[str, Any]) -> ActionResult:
     try:
         result = await client.call_tool(tool, arguments)
@@ -86,44 +72,10 @@ async def _mcp_call(client: mcp.Client, tool: str, arguments: dict[str, Any]) ->
     return ActionResult(tool=tool, ok=True, result=result.structured_content)
 
 
-class _MemorySession:
-    def __init__(self, host: Any, episode_id: str, client: mcp.Client) -> None:
-        self.host, self.episode_id, self.client = host, episode_id, client
+class _Session:
+    """Tool calls over MCP; reset, diff and fingerprint through the host's episode API (in process or HTTP)."""
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ActionResult:
-        return await _mcp_call(self.client, tool, arguments)
-
-    async def reset(self) -> None:
-        await self.host.registry.reset(self.episode_id)
-
-    async def diff(self) -> StateDiff:
-        return await self.host.registry.diff(self.episode_id)
-
-    async def fingerprint(self) -> str:
-        return await self.host.registry.fingerprint(self.episode_id)
-
-
-class MemoryTransport:
-    """In-process host, in-memory MCP client per episode (fast: what synthesis uses)."""
-
-    name = "memory"
-
-    def __init__(self, host: Any, slug: str) -> None:
-        self.host, self.slug = host, slug
-
-    @contextlib.asynccontextmanager
-    async def episode(self, task_id: str) -> AsyncIterator[ReplaySession]:
-        episode = await self.host.create_episode(self.slug, task_id)
-        try:
-            async with self.host.client(episode.id) as client:
-                yield _MemorySession(self.host, episode.id, client)
-        finally:
-            with contextlib.suppress(HarnessError):
-                await self.host.registry.close(episode.id)
-
-
-class _HttpSession:
-    def __init__(self, control: Any, episode_id: str, client: mcp.Client) -> None:
+    def __init__(self, control: EpisodeControl, episode_id: str, client: mcp.Client) -> None:
         self.control, self.episode_id, self.client = control, episode_id, client
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ActionResult:
@@ -137,6 +89,25 @@ class _HttpSession:
 
     async def fingerprint(self) -> str:
         return await self.control.fingerprint(self.episode_id)
+
+
+class MemoryTransport:
+    """In-process host, in-memory MCP client per episode (fast: what synthesis uses)."""
+
+    name = "memory"
+
+    def __init__(self, host: Host, slug: str) -> None:
+        self.host, self.slug = host, slug
+
+    @contextlib.asynccontextmanager
+    async def episode(self, task_id: str) -> AsyncIterator[ReplaySession]:
+        episode = await self.host.create_episode(self.slug, task_id)
+        try:
+            async with self.host.client(episode.id) as client:
+                yield _Session(self.host, episode.id, client)
+        finally:
+            with contextlib.suppress(HarnessError):
+                await self.host.close(episode.id)
 
 
 class HttpTransport:
@@ -174,7 +145,7 @@ class HttpTransport:
         url = f"{self.agent_url}/mcp/episodes/{info.id}" if self.agent_url else info.agent_url
         try:
             async with mcp.Client(streamable_http_client(url, http_client=self._shared_http())) as client:
-                yield _HttpSession(self.control, info.id, client)
+                yield _Session(self.control, info.id, client)
         finally:
             with contextlib.suppress(HarnessError):
                 await self.control.close(info.id)

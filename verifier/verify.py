@@ -24,7 +24,7 @@ from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, UsageError
 from verifier.determinism import verify_determinism
 from verifier.gates import TaskVerdict, verify_task
-from verifier.replay import HttpTransport, MemoryTransport, Transport, stage_tasks
+from verifier.replay import HttpTransport, MemoryTransport, Transport
 
 __all__ = ["VerifyReport", "load_tasks", "sample_tasks", "served_transport", "verify_domain", "verify_tasks"]
 
@@ -91,7 +91,7 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"the host does not serve {package.slug}: {status}")
-        stage_tasks(host, package.slug, tasks)
+        host.stage_tasks(package.slug, tasks)
         if transport == "memory":
             yield MemoryTransport(host, package.slug)
             return

@@ -25,9 +25,9 @@ from generator.report import ToolOutcome
 from generator.stages.context import RunContext, StageScope, gather_all
 from generator.stages.database import DatabaseResult
 from generator.stages.package import build_manifest, render_tools_py, write_package
+from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.procedural.cache import ValidationCache
-from scaleenv_mcp.procedural.cases import ToolCase
 from scaleenv_mcp.procedural.report import ValidationReport
 from scaleenv_mcp.procedural.validate import validate_domain
 

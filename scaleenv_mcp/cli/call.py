@@ -28,7 +28,7 @@ def call(
 
     import anyio
 
-    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
+    from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json
     from scaleenv_mcp.episodes.trace import OutcomeKind
     from scaleenv_mcp.errors import ScaleEnvError, UnknownTaskError, UnknownToolError, UsageError
     from scaleenv_mcp.host.session import one_call
@@ -72,7 +72,7 @@ def shell(
     """
     import anyio
 
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.errors import ScaleEnvError, UnknownTaskError
     from scaleenv_mcp.host.session import run_shell
 

@@ -32,7 +32,7 @@ def verify(
     import anyio
     from rich.progress import Progress
 
-    from scaleenv_mcp.cli.output import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
+    from scaleenv_mcp.console import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
     from verifier.verify import verify_domain

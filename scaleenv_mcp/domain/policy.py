@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, Field
 
 from scaleenv_mcp import toolkit
-from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
 
 __all__ = ["ALLOWED_BUILTINS", "ALLOWED_IMPORTS", "POLICY_VERSION", "PolicyReport", "PolicyViolation", "check_policy"]
 

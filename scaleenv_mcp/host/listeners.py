@@ -60,6 +60,7 @@ async def serving(host: Host, settings: HostSettings | None = None,
     apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings), bound.agent)]
     control_url = token_path = token = None
     agent_url = f"http://{display_host(settings.host)}:{bound.agent.getsockname()[1]}"
+    host.agent_url = agent_url  # the episodes' agent_url in the Host API's EpisodeInfo
     if bound.control is not None:
         from scaleenv_mcp.host.control import build_control_app
 

@@ -1,6 +1,6 @@
 """Does an actual outcome match a case's expectation? Returns the reasons it does not.
 
-The rules are documented on ``procedural.cases`` (recursive-subset results, exact changed
+The rules are documented on ``domain.cases`` (recursive-subset results, exact changed
 keys and columns, added rows matched on the columns given).
 """
 

@@ -17,8 +17,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 
+from scaleenv_mcp.domain.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.domain.manifest import ToolSpec
-from scaleenv_mcp.procedural.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.procedural.matching import match_changes, match_result
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord
 from scaleenv_mcp.state.diff import StateDiff

@@ -24,7 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.manifest import ColumnSpec, DomainManifest, RewardPolicy
+from scaleenv_mcp.domain.manifest import ColumnSpec, DomainManifest
+from scaleenv_mcp.state.model import RewardPolicy
 
 __all__ = ["SeedShape", "check_seed_shape", "is_status_column"]
 

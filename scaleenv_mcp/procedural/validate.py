@@ -21,13 +21,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from scaleenv_mcp.domain.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.policy import POLICY_VERSION, check_policy
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
-from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.procedural.contract import check_contract
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport

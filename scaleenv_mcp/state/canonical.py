@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
 
 __all__ = ["CanonicalTable", "canonical_row", "canonical_value", "dump_state", "list_tables", "table_shape"]
 

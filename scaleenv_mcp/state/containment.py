@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
-from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
 
 CHANGES_TABLE = "_scaleenv_changes"  # scaleenv_mcp.state.tracking's change table and trigger names
 TRIGGER_PREFIX = "_scaleenv_track_"

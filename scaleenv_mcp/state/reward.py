@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.manifest import DomainManifest, RewardPolicy
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import CommunicationReport, check_communication
 from scaleenv_mcp.state.diff import StateDiff, TableDiff
+from scaleenv_mcp.state.model import RewardPolicy, RewardSchema
 from scaleenv_mcp.state.similarity import is_semantic_match
 
 __all__ = ["COMMUNICATE_TABLE", "Mismatch", "RewardReport", "compute_reward"]
@@ -54,7 +54,7 @@ class RewardReport(BaseModel):
 
 
 class _Comparator:
-    def __init__(self, manifest: DomainManifest, gold: StateDiff, actual: StateDiff) -> None:
+    def __init__(self, manifest: RewardSchema, gold: StateDiff, actual: StateDiff) -> None:
         self.policies = {t.name: {c.name: c.reward for c in t.columns} for t in manifest.tables}
         self.keys = {t.name: t.primary_key for t in manifest.tables}
         self.order = [t.name for t in manifest.tables]
@@ -209,7 +209,7 @@ def _freeze(values: dict[str, Any]) -> tuple:
     return tuple(sorted((k, canonical_value(v)) for k, v in values.items()))
 
 
-def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff, communicate: list[str] | None = None,
+def compute_reward(manifest: RewardSchema, gold: StateDiff, actual: StateDiff, communicate: list[str] | None = None,
                    messages: list[str] | None = None) -> RewardReport:
     """Compare an episode's diff from its start state with the gold diff, and its messages with the facts.
 

@@ -12,9 +12,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from scaleenv_mcp.domain.task import RowOp
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.tracking import install_tracking
 
 __all__ = ["StartStateCache", "apply_row_ops", "build_start_state", "extend_start_state", "insert_rows"]

@@ -27,7 +27,6 @@ from multiprocessing.connection import Connection
 from typing import Any, Callable
 
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import RowOp
 from scaleenv_mcp.domain.tool_loader import load_tool_functions
 from scaleenv_mcp.errors import ToolError
 from scaleenv_mcp.state.canonical import dump_state
@@ -36,6 +35,7 @@ from scaleenv_mcp.state.diff import diff_states
 from scaleenv_mcp.state.facade import ToolContext
 from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state, extend_start_state
 from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
 from scaleenv_mcp.workers.argument_faults import argument_problem

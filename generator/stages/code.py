@@ -19,10 +19,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from generator.drafts import DebugFix, DomainCard, ToolCode, ToolTests
+from generator.gathering import gather_all
 from generator.llm import LLMOutputError
 from generator.prompting import prompt_fragment
 from generator.report import ToolOutcome
-from generator.stages.context import RunContext, StageScope, gather_all
+from generator.stages.context import RunContext, StageScope
 from generator.stages.database import DatabaseResult
 from generator.stages.package import build_manifest, render_tools_py, write_package
 from scaleenv_mcp.domain.cases import ToolCase

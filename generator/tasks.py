@@ -119,12 +119,12 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         await factory.start(host.worker_count)
         targets = kind_targets(n, factory.kinds())
         transport = MemoryTransport(host, package.slug)
-        gate = asyncio.Semaphore(max(2, 3 * (workers or 2)))
+        in_flight = asyncio.Semaphore(max(2, 3 * (workers or 2)))
 
         async def one(index: int, full: set[str]) -> tuple[int, Task | Rejection, TaskVerdict | None]:
             if factory.kind_of(index) in full:
                 return index, Rejection("kind_full", factory.kind_of(index)), None
-            async with gate:
+            async with in_flight:
                 built = await factory.build(index)
                 if isinstance(built, Rejection):
                     return index, built, None

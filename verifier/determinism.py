@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.errors import EnvironmentFaultError
 
 __all__ = ["other_hash_seed", "replay_fingerprints", "verify_determinism"]
@@ -44,10 +45,10 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
     async with Host.running(settings, domains=[str(package_dir)]) as host:
         slug = package_dir.name
         host.stage_tasks(slug, tasks)
-        gate = asyncio.Semaphore(8)
+        in_flight = asyncio.Semaphore(8)
 
         async def one(task: Task) -> None:
-            async with gate:
+            async with in_flight:
                 episode = await host.create_episode(slug, task.id)
                 try:
                     for action in task.actions:
@@ -93,7 +94,7 @@ def verify_determinism(package_dir: Path, tasks: list[Task], expected: dict[str,
 
 def main(argv: list[str]) -> int:
     package_dir, tasks_file = Path(argv[0]), Path(argv[1])
-    tasks = [Task.model_validate_json(line) for line in tasks_file.read_text().splitlines() if line.strip()]
+    tasks = load_tasks(tasks_file)
     found = asyncio.run(replay_fingerprints(package_dir, tasks))
     sys.stdout.write(json.dumps(found, sort_keys=True) + "\n")
     return 0

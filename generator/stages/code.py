@@ -148,12 +148,12 @@ class _ToolWork:
 async def run_procedural(run: RunContext, card: DomainCard, db: DatabaseResult, tools: list[ToolSpec]
                          ) -> list[ToolResult]:
     """Every tool through its loop, ``--concurrency`` at a time; results in tool order."""
-    gate = asyncio.Semaphore(max(1, run.settings.concurrency))
+    in_flight = asyncio.Semaphore(max(1, run.settings.concurrency))
     inputs = {"card": card.model_dump(), "db": db.model_dump(mode="json"), "rounds": run.settings.max_rounds,
               "clock": run.settings.clock}
 
     async def one(tool: ToolSpec) -> ToolResult:
-        async with gate:
+        async with in_flight:
             return await run.stage(f"procedural/{tool.name}", {**inputs, "tool": tool.model_dump(mode="json")},
                                    ToolResult, _ToolWork(run, card, db, tool))
 

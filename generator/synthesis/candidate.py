@@ -10,7 +10,6 @@ tool refuses (a returned loan, a suspended member).
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta
+from scaleenv_mcp.domain.task_file import rank_by_id_hash
 from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.model import RowOp
@@ -79,7 +79,7 @@ def difficulty_of(steps: int, subgoals: int, distractors: int) -> str:
 
 def assign_splits(tasks: list[Task], test_share: float = 0.2) -> list[Task]:
     """Exactly round(share * n) tasks go to test: those whose id hashes lowest (order-free, seeded by the ids)."""
-    ranked = sorted(tasks, key=lambda t: hashlib.sha256(t.id.encode()).hexdigest())
+    ranked = rank_by_id_hash(tasks)
     test = {t.id for t in ranked[:round(test_share * len(tasks))]}
     return [t.model_copy(update={"split": "test" if t.id in test else "train"}) for t in tasks]
 

@@ -211,8 +211,8 @@ def _package_and_tasks(domain: str, tasks: Path | None, domains_dir: list[Path] 
     from scaleenv_mcp.console import fail
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.domain.task_file import load_tasks
     from scaleenv_mcp.errors import ScaleEnvError
-    from verifier.verify import load_tasks
 
     try:
         package = load_domain(resolve_domain_path(domain, domains_dir))

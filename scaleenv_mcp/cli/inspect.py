@@ -110,8 +110,8 @@ def mcp_config(
     try:
         if install not in CLIENTS:
             raise UsageError(f"unknown client {install!r}: choose one of {', '.join(CLIENTS)}")
-        key, entry = client_entry(install, None if url else command, url)  # type: ignore[arg-type]
-        target = config_file or default_config_path(install)  # type: ignore[arg-type]
+        key, entry = client_entry(install, None if url else command, url)
+        target = config_file or default_config_path(install)
         done = install_entry(target, key, name, entry)
     except (ScaleEnvError, OSError) as error:
         fail(error)

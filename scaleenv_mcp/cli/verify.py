@@ -63,8 +63,8 @@ def verify(
             table(f"{report.domain}: failed tasks", ["task", "failed gates", "detail"],
                   [[v.task_id, ", ".join(v.failed_gates), next((g.detail for g in v.gates if not g.passed), "")[:120]]
                    for v in failed[:50]])
-        verdict = "[green]PASSED[/]" if not failed else "[red]FAILED[/]"
-        console.print(f"{verdict} {report.passed}/{report.tasks} tasks over {report.transport} in {report.seconds} s "
+        outcome = "[green]PASSED[/]" if not failed else "[red]FAILED[/]"
+        console.print(f"{outcome} {report.passed}/{report.tasks} tasks over {report.transport} in {report.seconds} s "
                       f"({report.tasks_per_second} tasks/s)"
                       + (f"; failures by gate: {report.failures_by_gate}" if report.failures_by_gate else ""))
     if report.environment_errors:

@@ -54,7 +54,7 @@ _SECTIONS: list[tuple[str, str, list[type[BaseModel]]]] = [
 
 def _type(schema: dict[str, Any]) -> str:
     if "$ref" in schema:
-        return schema["$ref"].split("/")[-1]
+        return str(schema["$ref"]).split("/")[-1]
     if "anyOf" in schema:
         return " or ".join(_type(s) for s in schema["anyOf"])
     if "enum" in schema:

@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +247,7 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
         return not is_allowed(request.headers.get("host"), request.headers.get("origin"), settings.host,
                               settings.allowed_origins)
 
-    def guarded(name: str):
+    def guarded(name: str) -> Callable[[Request], Awaitable[Response]]:
         handler = getattr(routes, name)
 
         async def endpoint(request: Request) -> Response:
@@ -260,7 +261,8 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
                                                            f"{settings.max_request_bytes}-byte limit (by its "
                                                            "Content-Length; nothing was read)"))
             try:
-                return await handler(request)
+                response: Response = await handler(request)
+                return response
             except (ScaleEnvError, ValidationError) as error:
                 return error_response(error)
             except json.JSONDecodeError:

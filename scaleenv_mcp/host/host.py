@@ -14,7 +14,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp
 
@@ -308,7 +308,7 @@ class Host:
 
     def worker_pids(self) -> list[int]:
         """Process ids of the live workers (for memory measurements)."""
-        return [worker.pid for worker in self.pool.workers]
+        return [worker.pid for worker in self.pool.workers if worker.pid is not None]
 
     def episode_server(self, episode_id: str) -> Any:
         """A low-level MCP server bound to one episode (for stdio and in-memory clients)."""
@@ -322,3 +322,10 @@ class Host:
     def client(self, episode_id: str, **kwargs: Any) -> mcp.Client:
         """An in-memory MCP client bound to one episode: ``async with host.client(eid) as c``."""
         return mcp.Client(self.episode_server(episode_id), **kwargs)
+
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.episode_control import EpisodeControl
+
+    def _offers_episode_control(host: Host) -> EpisodeControl:  # the type checker holds Host to the Protocol
+        return host

@@ -14,6 +14,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 
@@ -45,7 +46,7 @@ class _Server(uvicorn.Server):
         yield
 
 
-def _server(app: object) -> uvicorn.Server:
+def _server(app: Any) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2,
                             limit_concurrency=None, timeout_keep_alive=120)
     return _Server(config)
@@ -86,6 +87,11 @@ async def serving(host: Host, settings: HostSettings | None = None,
             sock.close()
 
 
+def _on_signal(name: str, caught: list[str], stop: asyncio.Event) -> None:
+    caught.append(name)
+    stop.set()
+
+
 async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = None,
                      domains: list[str] | None = None, bound: BoundSockets | None = None) -> None:
     """``scaleenv serve``: listeners first, then each domain comes online (or fails) with a
@@ -97,7 +103,7 @@ async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = No
     caught: list[str] = []
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, lambda signum=signum: (caught.append(signal.Signals(signum).name), stop.set()))
+        loop.add_signal_handler(signum, _on_signal, signal.Signals(signum).name, caught, stop)
     try:
         async with Host.running(settings, domain_dirs, domains, load=False) as host, \
                 serving(host, settings, bound) as listeners:

@@ -19,6 +19,7 @@ import random
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,12 +55,12 @@ def classify(status: int, answer: Any) -> str:
     if status >= 300 or not isinstance(answer, dict):
         return f"http:{status}"
     if "error" in answer:
-        error = answer["error"] if isinstance(answer["error"], dict) else {}
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        error: dict[str, Any] = answer["error"] if isinstance(answer["error"], dict) else {}
+        data: dict[str, Any] = error["data"] if isinstance(error.get("data"), dict) else {}
         return f"rpc:{error.get('code')}" + (f":{data['code']}" if data.get("code") else "")
     result = answer.get("result") or {}
     if result.get("isError"):
-        text = (result.get("content") or [{}])[0].get("text", "")
+        text = str((result.get("content") or [{}])[0].get("text", ""))
         return "tool_error:" + text.split(":", 1)[0]
     return "success"
 
@@ -73,7 +74,7 @@ class _Soak:
         self.control: Counter[str] = Counter()
         self.latencies: list[float] = []
         self.internal: list[dict[str, Any]] = []  # -32603 and 5xx answers, first few with their input
-        self.replays = {"checked": 0, "differed": 0, "examples": []}
+        self.replays: dict[str, Any] = {"checked": 0, "differed": 0, "examples": []}
         self.samples: list[dict[str, Any]] = []
         self.schemas: dict[str, dict[str, dict[str, Any]]] = {}
         self.deadline = 0.0
@@ -161,8 +162,10 @@ class _Soak:
                     await self._control("restore", control.restore(child.id, snapshots[-1][0]))
                 await self._control("close", control.close(child.id))
         else:
-            call = {"fingerprint": control.fingerprint, "trace": control.trace, "tables": control.tables,
-                    "get": control.get_episode}[op]
+            reads: dict[str, Callable[[str], Awaitable[Any]]] = {
+                "fingerprint": control.fingerprint, "trace": control.trace, "tables": control.tables,
+                "get": control.get_episode}
+            call = reads[op]
             await self._control(op, call(episode_id))
 
     async def _replay(self, control: ControlClient, http: httpx.AsyncClient, domain: str,

@@ -66,7 +66,7 @@ class _Comparator:
 
     def _minted(self, diff: StateDiff) -> dict[Any, str]:
         """Ids of created rows (single-column keys) -> their table."""
-        minted = {}
+        minted: dict[Any, str] = {}
         for table, changes in diff.tables.items():
             key = self.keys.get(table, [])
             if len(key) == 1:
@@ -103,7 +103,7 @@ class _Comparator:
                 new[want] = got
             return new
 
-        def search(index: int, mapping: dict[Any, Any], used: frozenset[int]) -> dict[Any, Any] | None:
+        def search(index: int, mapping: dict[Any, Any], used: frozenset[tuple[str, int]]) -> dict[Any, Any] | None:
             if index == len(rows):
                 return mapping
             table, row = rows[index]
@@ -139,7 +139,7 @@ class _Comparator:
             mapped = self.mapping.get(expected)
             if mapped is None:
                 return actual in self.actual_minted and actual not in self.mapping.values()
-            return mapped == actual
+            return bool(mapped == actual)
         return self._same_value(table, column, expected, actual)
 
     def relevant(self, table: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -205,7 +205,7 @@ class _Comparator:
         return {k: row.get(k) for k in key}
 
 
-def _freeze(values: dict[str, Any]) -> tuple:
+def _freeze(values: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted((k, canonical_value(v)) for k, v in values.items()))
 
 

@@ -2,7 +2,7 @@
 
 Only typer is imported at module level; the work is imported inside the command, so the
 ``scaleenv`` entry point stays fast and ``scaleenv serve`` never loads openai. The core CLI
-reaches this module lazily (scaleenv_mcp/cli/eval.py forwards its raw arguments to ``main``).
+reaches this module lazily (scaleenv_mcp/cli/forwarded.py forwards its raw arguments to ``main``).
 Exit codes: 0 the eval ran (whatever the scores), 2 usage, 3 the harness failed (including
 a run in which every episode was an infrastructure failure).
 """

@@ -1,7 +1,7 @@
 """Replay a task's actions on a fresh episode over real MCP, and read back the state it reached.
 
 Two transports behind one small interface (``Transport.episode(task_id)`` yields a
-``ReplaySession``): ``memory`` drives the host in this process through an in-memory MCP
+``ReplayEpisode``): ``memory`` drives the host in this process through an in-memory MCP
 client bound to the episode; ``http`` creates episodes on a control API and talks to their
 agent URLs over MCP streamable HTTP, like any agent would. Each session can be reset to the
 task's start state, so one episode serves the gold replay and every perturbed replay of a
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from scaleenv_mcp.host.episode_control import EpisodeControl
     from scaleenv_mcp.host.host import Host
 
-__all__ = ["ActionResult", "HttpTransport", "MemoryTransport", "ReplayOutcome", "ReplaySession", "Transport",
+__all__ = ["ActionResult", "HttpTransport", "MemoryTransport", "ReplayOutcome", "ReplayEpisode", "Transport",
            "replay_actions"]
 
 
@@ -48,7 +48,7 @@ class ReplayOutcome(BaseModel):
     reward: RewardReport | None = Field(default=None, description="None when the replay stopped at a refusal.")
 
 
-class ReplaySession(Protocol):
+class ReplayEpisode(Protocol):
     async def call(self, tool: str, arguments: dict[str, Any]) -> ActionResult: ...
     async def reset(self) -> None: ...
     async def diff(self) -> StateDiff: ...
@@ -58,7 +58,7 @@ class ReplaySession(Protocol):
 class Transport(Protocol):
     name: str
 
-    def episode(self, task_id: str) -> contextlib.AbstractAsyncContextManager[ReplaySession]: ...
+    def episode(self, task_id: str) -> contextlib.AbstractAsyncContextManager[ReplayEpisode]: ...
 
 
 async def _mcp_call(client: mcp.Client, tool: str, arguments: dict[str, Any]) -> ActionResult:
@@ -100,7 +100,7 @@ class MemoryTransport:
         self.host, self.slug = host, slug
 
     @contextlib.asynccontextmanager
-    async def episode(self, task_id: str) -> AsyncIterator[ReplaySession]:
+    async def episode(self, task_id: str) -> AsyncIterator[ReplayEpisode]:
         episode = await self.host.create_episode(self.slug, task_id)
         try:
             async with self.host.client(episode.id) as client:
@@ -138,7 +138,7 @@ class HttpTransport:
         return self._http
 
     @contextlib.asynccontextmanager
-    async def episode(self, task_id: str) -> AsyncIterator[ReplaySession]:
+    async def episode(self, task_id: str) -> AsyncIterator[ReplayEpisode]:
         from mcp.client.streamable_http import streamable_http_client
 
         info = (await self.control.create_episodes(self.slug, task_id))[0]
@@ -151,7 +151,7 @@ class HttpTransport:
                 await self.control.close(info.id)
 
 
-async def replay_actions(session: ReplaySession, manifest: DomainManifest, task: Task, actions: list[TaskAction],
+async def replay_actions(session: ReplayEpisode, manifest: DomainManifest, task: Task, actions: list[TaskAction],
                          *, reset: bool = True, fingerprint: bool = False,
                          stop_on_refusal: bool = False) -> ReplayOutcome:
     """Reset, call every action in order, score the end state (and the task's facts) against the gold.

@@ -29,7 +29,7 @@ import httpx
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.soak.fuzz import fuzz_arguments, fuzz_message
-from scaleenv_mcp.soak.mcp_session import McpSession
+from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.served import ServedHost, rss_kb, tagged_processes
 
 __all__ = ["SoakConfig", "classify", "run_soak"]
@@ -96,12 +96,12 @@ class _Soak:
 
     async def _tools(self, control: ControlClient, http: httpx.AsyncClient, domain: str) -> dict[str, dict[str, Any]]:
         [episode] = await control.create_episodes(domain)
-        session = await McpSession.open(episode.agent_url, http)
+        session = await RawMcpSession.open(episode.agent_url, http)
         _, answer = await session.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         await control.close(episode.id)
         return {t["name"]: t["inputSchema"] for t in answer["result"]["tools"]}
 
-    async def _call(self, session: McpSession, tool: str, arguments: Any) -> str:
+    async def _call(self, session: RawMcpSession, tool: str, arguments: Any) -> str:
         started = time.perf_counter()
         try:
             status, answer = await session.call_tool(tool, arguments)
@@ -123,7 +123,7 @@ class _Soak:
         if not created:
             return
         episode = created[0]
-        session = await McpSession.open(episode.agent_url, http)
+        session = await RawMcpSession.open(episode.agent_url, http)
         calls: list[tuple[str, Any]] = []
         snapshots: list[tuple[str, bool]] = []  # (id, pinned)
         for index in range(self.config.calls_per_episode):
@@ -173,7 +173,7 @@ class _Soak:
         created = await self._control("create", control.create_episodes(domain))
         if not created:
             return
-        session = await McpSession.open(created[0].agent_url, http)
+        session = await RawMcpSession.open(created[0].agent_url, http)
         for tool, arguments in calls:
             await session.call_tool(tool, arguments)
         await session.close()
@@ -191,7 +191,7 @@ class _Soak:
         created = await self._control("create", control.create_episodes(domain))
         if not created:
             return
-        session = await McpSession.open(created[0].agent_url, http)
+        session = await RawMcpSession.open(created[0].agent_url, http)
         tools = sorted(self.schemas[domain])
         for _ in range(10):
             message = fuzz_message(rng, tools)

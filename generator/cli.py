@@ -85,7 +85,7 @@ def generate(
     from generator.pipeline import slugify
     from generator.roles import load_roles, resolve_roles
     from generator.stages.context import GenerateSettings
-    from scaleenv_mcp.cli.output import EXIT_ENV, EXIT_USAGE, fail, print_json
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, fail, print_json
     from scaleenv_mcp.errors import UsageError
 
     err = Console(stderr=True)
@@ -133,6 +133,6 @@ def generate(
 
 def main(args: list[str]) -> None:
     """Entry point for ``scaleenv generate ARGS`` (the core CLI forwards its arguments here)."""
-    from scaleenv_mcp.cli.output import run_app
+    from scaleenv_mcp.console import run_app
 
     run_app(app, "scaleenv generate", args)

@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 
 from generator.synthesis.chain_code import WrittenChain as ChainCode  # the chain writer's answer, as synthesis reads it
 from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
+from generator.synthesis.wording import TaskWording  # the task writer's answer, as rewording reads it
+from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, PrincipalSpec, ToolSpec
-from scaleenv_mcp.procedural.cases import ToolCase
 
 __all__ = ["ChainCode", "DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
            "ExpansionDecision", "PlannedTool", "SeedRows", "TableDraft", "TaskWording", "ToolAccess", "ToolCode",
@@ -202,11 +203,3 @@ class EdgeJudgement(BaseModel):
 
 class EdgeJudgements(BaseModel):
     edges: list[EdgeJudgement]
-
-
-class TaskWording(BaseModel):
-    opening: str = Field(description="The user's first message to the agent.")
-    instruction: str = Field(description="The user's goal, for the user simulator only.")
-    known: dict[str, Any] = Field(default_factory=dict, description="Facts the user states when asked.")
-    withheld: dict[str, Any] = Field(default_factory=dict, description="Facts given only when asked specifically.")
-    communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")

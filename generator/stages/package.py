@@ -20,9 +20,9 @@ from typing import Any
 from generator.drafts import DomainCard, TableDraft
 from generator.stages.context import GenerateSettings
 from generator.store import atomic_write_text
+from scaleenv_mcp.domain.cases import TestSuite, ToolCase
 from scaleenv_mcp.domain.manifest import DomainManifest, PrincipalSpec, Provenance, TableSpec, ToolSpec
 from scaleenv_mcp.errors import UsageError
-from scaleenv_mcp.procedural.cases import TestSuite, ToolCase
 
 __all__ = ["TOOLS_HEADER", "build_manifest", "publish_package", "render_tools_py", "require_out_free",
            "write_package"]

@@ -61,7 +61,7 @@ def serve(
     """
     import anyio
 
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.settings import HostSettings
 

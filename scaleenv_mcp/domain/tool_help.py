@@ -18,7 +18,7 @@ __all__ = ["example_arguments", "parameter_lines", "parameter_summary", "tool_he
 
 def example_arguments(package: DomainPackage, tool: str) -> dict[str, Any] | None:
     """Arguments of the first success case of ``tool`` on the plain seed, or None."""
-    from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite
+    from scaleenv_mcp.domain.cases import CaseOutcome, TestSuite
 
     file = package.path / "tests.json"
     if not file.exists():

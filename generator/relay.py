@@ -245,7 +245,7 @@ def relay(
     """Serve an OpenAI-compatible endpoint on 127.0.0.1 answered through files: each request is written to
     DIR/pending/<id>.json and answered with the text of DIR/answers/<id>.json, verbatim.
     Stop with Ctrl-C. Exit 2 usage, 3 the port could not be bound."""
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.errors import UsageError
 
     try:
@@ -264,6 +264,6 @@ def relay(
 
 def main(args: list[str]) -> None:
     """Entry point for ``scaleenv relay ARGS`` (the core CLI forwards its arguments here)."""
-    from scaleenv_mcp.cli.output import run_app
+    from scaleenv_mcp.console import run_app
 
     run_app(app, "scaleenv relay", args)

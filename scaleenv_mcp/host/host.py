@@ -270,6 +270,10 @@ class Host:
     async def delete_snapshot(self, snapshot_id: str) -> None:
         self.registry.delete_snapshot(snapshot_id)
 
+    def snapshots(self, episode_id: str) -> list[str]:
+        """Ids of the snapshots taken of the episode that are still kept, sorted."""
+        return sorted(k for k, s in self.registry.snapshots.items() if s.owner == episode_id)
+
     async def restore(self, episode_id: str, snapshot_id: str) -> EpisodeInfo:
         await self.registry.restore(episode_id, snapshot_id)
         return self._info(self.registry.get(episode_id))
@@ -306,6 +310,11 @@ class Host:
 
     async def trace(self, episode_id: str) -> list[TraceRecord]:
         return list(self.registry.get(episode_id).trace)
+
+    def package(self, domain: str) -> DomainPackage | None:
+        """The package served as ``domain`` (its manifest, seed and tasks, read only), or None when it is not online."""
+        runtime = self.registry.domains.get(domain)
+        return runtime.package if runtime is not None else None
 
     def stage_tasks(self, domain: str, tasks: Iterable[Task]) -> None:
         """Make ``tasks`` creatable on this host, replacing same-id tasks of the served package.

@@ -49,7 +49,7 @@ async def _sized(folder: Path, size: int, episodes: int, state_dir: Path) -> dic
     settings = HostSettings(workers=1, port=0, control_port=0, state_dir=state_dir, token_file=state_dir / "token",
                             skip_validation=True, max_harness_episodes=100_000, max_db_mb=256)
     async with Host.running(settings, [folder], [package.name]) as host, serving(host) as urls:
-        worker_pid = host.pool.workers[0].pid
+        worker_pid = host.worker_pids()[0]
         async with httpx.AsyncClient(base_url=urls.control_url, headers={"Authorization": f"Bearer {urls.token}"},
                                      timeout=120) as http:
             await http.post("/episodes", json={"domain": package.name})  # warm the start-state cache
@@ -62,16 +62,16 @@ async def _sized(folder: Path, size: int, episodes: int, state_dir: Path) -> dic
                 ids.append(response.json()["episodes"][0]["id"])
             rss_created = rss_kb(worker_pid)
             for episode_id in ids:
-                await host.registry.dump(episode_id)  # a full read of every table
+                await host.tables(episode_id)  # a full read of every table
             rss_read = rss_kb(worker_pid)
             fingerprint_ms, diff_ms = [], []
             for episode_id in ids[:20]:
-                await host.registry.call(episode_id, "update_item", {"item_id": "ITM-0000001", "amount": 7})
+                await host.call(episode_id, "update_item", {"item_id": "ITM-0000001", "amount": 7})
                 started = time.perf_counter()
-                await host.registry.fingerprint(episode_id)
+                await host.fingerprint(episode_id)
                 fingerprint_ms.append((time.perf_counter() - started) * 1000)
                 started = time.perf_counter()
-                await host.registry.diff(episode_id)
+                await host.diff(episode_id)
                 diff_ms.append((time.perf_counter() - started) * 1000)
     raw = raw_deserialize_ms(data, repeat=episodes)
     in_process = await creation_in_process(folder / "in_process", size, state_dir, episodes=min(episodes, 200))
@@ -105,8 +105,8 @@ async def _many(folder: Path, count: int, state_dir: Path) -> dict[str, Any]:
             elapsed = time.perf_counter() - started
             listed = len((await http.get("/episodes")).json()["episodes"])
             last = (await http.get("/episodes")).json()["episodes"][-1]["id"]
-            outcome = await host.registry.call(last, "get_item", {"item_id": "ITM-0000002"})
-            rss = sum(rss_kb(w.pid) for w in host.pool.workers) + rss_kb_self()
+            outcome = await host.call(last, "get_item", {"item_id": "ITM-0000002"})
+            rss = sum(rss_kb(pid) for pid in host.worker_pids()) + rss_kb_self()
     return {"live_episodes": listed, "create_all_s": round(elapsed, 2), "last_episode_call_ok": outcome.kind.value == "success",
             "host_and_workers_rss_mb": round(rss / 1024, 1)}
 

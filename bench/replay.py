@@ -21,12 +21,12 @@ from scaleenv_mcp.settings import HostSettings
 
 async def _replay_once(host: Host, task_id: str, actions, client_for) -> float:
     started = time.perf_counter()
-    episode = await host.create_episode(next(iter(host.registry.domains)), task_id)
+    episode = await host.create_episode((await host.domains())[0].slug, task_id)
     async with client_for(episode.id) as client:
         for action in actions:
             await client.call_tool(action.tool, action.arguments)
-    report = await host.registry.reward(episode.id)
-    await host.registry.close(episode.id)
+    report = await host.reward(episode.id)
+    await host.close(episode.id)
     assert report.reward == 1.0, report.explain()
     return (time.perf_counter() - started) * 1000
 

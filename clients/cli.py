@@ -2,7 +2,7 @@
 
 Only typer is imported at module level; the work is imported inside the command, so the
 ``scaleenv`` entry point stays fast and ``scaleenv serve`` never loads openai. The core CLI
-reaches this module lazily (scaleenv_mcp/cli/eval.py forwards its raw arguments to ``main``).
+reaches this module lazily (scaleenv_mcp/cli/forwarded.py forwards its raw arguments to ``main``).
 Exit codes: 0 the eval ran (whatever the scores), 2 usage, 3 the harness failed (including
 a run in which every episode was an infrastructure failure).
 """
@@ -71,7 +71,7 @@ def eval_command(
 
     from clients.report import print_progress, print_results
     from clients.results import EvalConfig
-    from scaleenv_mcp.cli.output import EXIT_ENV, EXIT_USAGE, err_console
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console
 
     if regrade:
         _regrade(out, concurrency, url, control_url, token_file, workers)
@@ -106,7 +106,7 @@ def eval_command(
 
 def _guarded(work: Callable[[], T]) -> T:
     """The one place eval errors become exit codes: usage 2, anything else 3 (the harness failed)."""
-    from scaleenv_mcp.cli.output import EXIT_ENV, EXIT_USAGE, err_console
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
 
     try:
@@ -153,6 +153,6 @@ def spread_domains(args: list[str]) -> list[str]:
 
 def main(args: list[str]) -> None:
     """Run ``scaleenv eval`` with ``args``; exits like a command."""
-    from scaleenv_mcp.cli.output import run_app
+    from scaleenv_mcp.console import run_app
 
     run_app(app, "scaleenv eval", spread_domains(args))

@@ -184,7 +184,7 @@ def doctor(
     json_output: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
 ) -> None:
     """Probe an endpoint: what works, what eval and generate will do about what does not, roles-file lines."""
-    from scaleenv_mcp.cli.output import EXIT_ENV, console, err_console, print_json
+    from scaleenv_mcp.console import EXIT_ENV, console, err_console, print_json
 
     try:
         probes = run_probes(base_url, model, api_key, timeout)
@@ -206,6 +206,6 @@ def doctor(
 
 def main(args: list[str]) -> None:
     """Entry point for ``scaleenv doctor ARGS`` (the core CLI forwards its arguments here)."""
-    from scaleenv_mcp.cli.output import run_app
+    from scaleenv_mcp.console import run_app
 
     run_app(app, "scaleenv doctor", args)

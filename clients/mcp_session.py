@@ -19,7 +19,7 @@ import mcp
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from clients.models import InfraError, InfraKind, ToolSpec
+from clients.models import InfraError, InfraKind, ListedTool
 
 __all__ = ["McpSession", "ToolOutcome"]
 
@@ -51,7 +51,7 @@ class McpSession:
     def __init__(self, url: str, timeout: float) -> None:
         self.url = url
         self.timeout = timeout
-        self.tools: list[ToolSpec] = []
+        self.tools: list[ListedTool] = []
         self.instructions = ""
         self._queue: asyncio.Queue[tuple[asyncio.Future[Any], str, dict[str, Any]] | None] = asyncio.Queue()
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -76,7 +76,7 @@ class McpSession:
                 cursor = None
                 while True:
                     listing = await client.list_tools(cursor=cursor)
-                    self.tools += [ToolSpec(name=t.name, description=t.description or "",
+                    self.tools += [ListedTool(name=t.name, description=t.description or "",
                                             input_schema=dict(t.input_schema or {})) for t in listing.tools]
                     cursor = listing.next_cursor
                     if not cursor:

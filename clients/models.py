@@ -16,7 +16,7 @@ from scaleenv_mcp.errors import HarnessError
 
 __all__ = [
     "Action", "EndReason", "EpisodeRecord", "EpisodeStatus", "EpisodeTrace", "InfraError", "InfraKind", "InfraRecord",
-    "MessageAction", "Observation", "ResetResult", "StepInfo", "StepResult", "TokenUsage", "ToolCallAction", "ToolSpec",
+    "ListedTool", "MessageAction", "Observation", "ResetResult", "StepInfo", "StepResult", "TokenUsage", "ToolCallAction",
     "TraceEvent",
 ]
 
@@ -51,7 +51,9 @@ class EpisodeStatus(str, Enum):
     infra_failure = "infra_failure"  # counted apart; retried by --resume
 
 
-class ToolSpec(BaseModel):
+class ListedTool(BaseModel):
+    """A tool as the episode's MCP endpoint lists it to an agent (not the manifest's ``ToolSpec``)."""
+
     name: str
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object", "properties": {}})
@@ -86,7 +88,7 @@ class Observation(BaseModel):
 class ResetResult(BaseModel):
     episode_id: str
     observation: Observation = Field(description="The user's opening message.")
-    tools: list[ToolSpec]
+    tools: list[ListedTool]
     instructions: str = Field(default="", description="The MCP instructions: domain, today's date, policy.")
 
 

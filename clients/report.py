@@ -16,7 +16,7 @@ from clients.metrics import Estimate, GroupMetrics
 from clients.models import EpisodeRecord, EpisodeStatus
 from clients.regrade import RegradeReport
 from clients.results import EvalResults
-from scaleenv_mcp.cli.output import console, err_console
+from scaleenv_mcp.console import console, err_console
 
 # A pipe or a log file gets a wide table (rich would squeeze it into 80 columns).
 _table_console = console if console.is_terminal else Console(width=160)

@@ -68,6 +68,9 @@ def generate(
     tasks: Annotated[int, typer.Option(help="Verified tasks to synthesise (0: none).")] = 20,
     no_mutation: Annotated[bool, typer.Option("--no-mutation", help="Skip the mutation check of the final validation.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    replay: Annotated[Path | None, typer.Option(help="Answer every request from this cassette "
+                                                     "(generator/recordings/<slug>/), offline; --model defaults "
+                                                     "to the one it recorded.")] = None,
 ) -> None:
     """Grow a new, validated domain from a keyword with any OpenAI-compatible LLM.
 
@@ -77,17 +80,21 @@ def generate(
     import anyio
     from rich.console import Console
 
+    from generator.cassette import Cassette
     from generator.pipeline import generate as run_generate
     from generator.pipeline import slugify
     from generator.roles import load_roles, resolve_roles
     from generator.stages.context import GenerateSettings
-    from scaleenv_mcp.cli.output import EXIT_ENV, EXIT_USAGE, fail, print_json
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, fail, print_json
     from scaleenv_mcp.errors import UsageError
 
     err = Console(stderr=True)
     try:
         if (keyword is None) == (batch is None):
             raise UsageError("give a KEYWORD or --batch FILE (not both)")
+        cassette = Cassette.open(replay) if replay is not None else None
+        if cassette is not None and model is None:
+            model = cassette.meta.model
         resolved = resolve_roles(load_roles(roles), model=model, base_url=base_url, timeout=timeout,
                                  max_tokens=max_tokens)
         entries = _batch_entries(batch) if batch else [(keyword or "", description)]
@@ -110,7 +117,8 @@ def generate(
     for job in jobs:
         report, job_code = anyio.run(lambda: run_generate(job, resolved, retry_budget=retry_budget, backoff=backoff,
                                                           log=lambda m, s=job.slug: err.print(f"[dim]{s}[/] {m}",
-                                                                                              highlight=False)))
+                                                                                              highlight=False),
+                                                          replay=cassette))
         reports.append(report)
         code = max(code, job_code)
         if not json_output:
@@ -125,6 +133,6 @@ def generate(
 
 def main(args: list[str]) -> None:
     """Entry point for ``scaleenv generate ARGS`` (the core CLI forwards its arguments here)."""
-    from scaleenv_mcp.cli.output import run_app
+    from scaleenv_mcp.console import run_app
 
     run_app(app, "scaleenv generate", args)

@@ -20,8 +20,9 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_va
 
 from generator.synthesis.chain_code import WrittenChain as ChainCode  # the chain writer's answer, as synthesis reads it
 from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
-from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, ToolSpec
-from scaleenv_mcp.procedural.cases import ToolCase
+from generator.synthesis.wording import TaskWording  # the task writer's answer, as rewording reads it
+from scaleenv_mcp.domain.cases import ToolCase
+from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, PrincipalSpec, ToolSpec
 
 __all__ = ["ChainCode", "DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
            "ExpansionDecision", "PlannedTool", "SeedRows", "TableDraft", "TaskWording", "ToolAccess", "ToolCode",
@@ -120,10 +121,24 @@ class DatabaseDraft(BaseModel):
     tables: list[TableDraft]
     access: list[ToolAccess] = Field(description="For every tool: the tables it reads and the tables it writes.")
     policy: str = Field(description="The rules an agent must follow in this world; the tools enforce each of them.")
+    principals: list[PrincipalSpec] = Field(
+        default_factory=list, description="Who the agent acts for: every kind a tool names in acting, asked_by or "
+        "intents_by_kind, bound to its table and key, identified by a read-only tool and its natural-key arguments.")
 
     @model_validator(mode="after")
     def _references(self, info: ValidationInfo) -> DatabaseDraft:
         tables = {t.name: t for t in self.tables}
+        for principal in self.principals:
+            if principal.table not in tables:
+                raise ValueError(f"principal {principal.kind}: unknown table {principal.table!r}")
+            if principal.key not in {c.name for c in tables[principal.table].columns}:
+                raise ValueError(f"principal {principal.kind}: table {principal.table} has no column {principal.key!r}")
+            unknown_tools = sorted({p.tool for p in principal.identify} - set(_ctx(info, "tools") or []))
+            if _ctx(info, "tools") is not None and unknown_tools:
+                raise ValueError(f"principal {principal.kind}: identified by unknown tools {unknown_tools}")
+        kinds, used = {p.kind for p in self.principals}, _ctx(info, "kinds") or set()
+        if sorted(used - kinds):
+            raise ValueError(f"the tools act for or are asked by {sorted(used - kinds)}: declare each as a principal")
         for table in self.tables:
             for fk in table.foreign_keys:
                 if fk.table not in tables:
@@ -188,11 +203,3 @@ class EdgeJudgement(BaseModel):
 
 class EdgeJudgements(BaseModel):
     edges: list[EdgeJudgement]
-
-
-class TaskWording(BaseModel):
-    opening: str = Field(description="The user's first message to the agent.")
-    instruction: str = Field(description="The user's goal, for the user simulator only.")
-    known: dict[str, Any] = Field(default_factory=dict, description="Facts the user states when asked.")
-    withheld: dict[str, Any] = Field(default_factory=dict, description="Facts given only when asked specifically.")
-    communicate: list[str] = Field(default_factory=list, description="Facts the agent must tell the user.")

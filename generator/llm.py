@@ -31,6 +31,7 @@ import openai
 from pydantic import BaseModel
 
 from generator.backoff import LLMEndpointError, RetryBudget
+from generator.cassette import Cassette, request_key, request_marker
 from generator.parsing import ParseProblem, parse_reply
 from generator.report import UsageLedger
 from generator.roles import ResolvedRole
@@ -87,12 +88,18 @@ class LLMClient:
         concurrency: requests in flight at once, over all roles.
         seed: sent as the request ``seed`` (endpoints that honour it reproduce their output).
         max_repairs: repair round-trips per call before ``LLMOutputError``.
+        replay: answer from this cassette instead of the endpoint (``--replay``); a request it
+            does not hold raises ``CassetteMissError`` (exit 3), naming the request's role and stage.
+
+    Every request carries the headers ``X-ScaleEnv-Role`` and ``X-ScaleEnv-Stage`` (metadata
+    for logs, gateways and ``scaleenv relay``; no server needs them).
     """
 
     def __init__(self, roles: dict[str, ResolvedRole], store: ResponseStore, budget: RetryBudget, *,
                  concurrency: int = 4, seed: int = 0, max_repairs: int = 2,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None, replay: Cassette | None = None) -> None:
         self.roles = roles
+        self.replay = replay
         self.store = store
         self.budget = budget
         self.seed = seed
@@ -243,6 +250,12 @@ class LLMClient:
             request["tools"] = [{"type": "function", "function": {"name": name, "parameters": schema,
                                                                   "description": "Submit the answer."}}]
             request["tool_choice"] = {"type": "function", "function": {"name": name}}
+        if self.replay is not None:
+            entry = self.replay.get(request_key(request))
+            if entry is None:
+                raise self.replay.miss(rs.role, stage, request_marker(conversation))
+            return self._received(entry.record(), key, stage, rs.role, ledger)
+        request["extra_headers"] = {"X-ScaleEnv-Role": rs.role, "X-ScaleEnv-Stage": stage}
         async with self._gate:
             response = await self._send(rs, stage, request, mode, ledger, key, fallback=fallback, probe=probe)
         choice = response.choices[0]
@@ -252,8 +265,11 @@ class LLMClient:
                   "tool_arguments": calls[0].function.arguments if calls else None,
                   "prompt_tokens": (usage.prompt_tokens or 0) if usage else 0,
                   "completion_tokens": (usage.completion_tokens or 0) if usage else 0}
+        return self._received(record, key, stage, rs.role, ledger)
+
+    def _received(self, record: dict[str, Any], key: str, stage: str, role: str, ledger: UsageLedger) -> dict[str, Any]:
         self.store.put("llm", key, record)  # before anything else: never ask for this answer again
-        ledger.add(stage, rs.role, calls=1, prompt_tokens=record["prompt_tokens"],
+        ledger.add(stage, role, calls=1, prompt_tokens=record["prompt_tokens"],
                    completion_tokens=record["completion_tokens"])
         return record
 

@@ -131,4 +131,22 @@ def parse_reply(text: str, model: type[Model], *, tool_arguments: str | None = N
     try:
         return model.model_validate(value, context=context)
     except ValidationError as error:
+        whole = _whole_reply_error(tool_arguments if tool_arguments is not None else text)
+        if whole:  # what decoded was a part of a broken reply: the part's missing fields would mislead
+            raise ParseProblem("bad_json", f"the reply is not valid JSON as a whole: {whole} (a double quote inside "
+                               "a string must be escaped as \\\"); only a part of it decoded") from error
         raise ParseProblem("invalid", f"the JSON does not match the required schema:\n{_describe(error)}") from error
+
+
+def _whole_reply_error(text: str) -> str | None:
+    """The decoder's error for the reply as a whole (its fenced block, else the stripped text) when that
+    looks like one JSON value but does not decode; None when it decodes or is prose around JSON."""
+    fenced = _FENCE.search(text)
+    whole = (fenced.group(1) if fenced else text).strip()
+    if not whole.startswith(("{", "[")):
+        return None
+    try:
+        json.loads(_TRAILING_COMMA.sub(r"\1", whole))
+    except json.JSONDecodeError as error:
+        return f"{error.msg} at line {error.lineno} column {error.colno}"
+    return None

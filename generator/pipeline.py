@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from generator.backoff import RetryBudget
+from generator.cassette import Cassette
 from generator.llm import LLMClient, LLMOutputError
 from generator.report import GenerationReport, TaskStats, ValidationSummary
 from generator.roles import ResolvedRole
@@ -140,7 +141,8 @@ async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log
     if not passing:
         raise GenerationError(f"no tool passed its tests within {settings.max_rounds} debug rounds")
     manifest = build_manifest(settings, card, table_order(db.draft.tables), db.draft.policy,
-                              [r.tool for r in passing], model=run.models["code"], date=date)
+                              [r.tool for r in passing], model=run.models["code"], date=date,
+                              principals=db.draft.principals)
     log("stage 6: dependency graph")
     judged, document, added = await run_graph(run, manifest)
     manifest = DomainManifest.model_validate(judged.model_dump(mode="json"))
@@ -187,8 +189,11 @@ def _signals_cancel(caught: list[int]) -> Iterator[None]:
 
 
 async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *, retry_budget: int = 20,
-                   backoff: float = 1.0, log: Log | None = None) -> tuple[GenerationReport, int]:
+                   backoff: float = 1.0, log: Log | None = None,
+                   replay: Cassette | None = None) -> tuple[GenerationReport, int]:
     """Run (or resume) one domain's generation; returns its report and the exit code.
+
+    ``replay``: every LLM answer comes from this cassette (``--replay``), none from an endpoint.
 
     Never raises for a failed run: the reason is the report's status and the exit code
     (1 bad output, 2 usage, 3 endpoint or harness). ``report.json`` is in the workdir.
@@ -203,7 +208,7 @@ async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *
     store = ResponseStore(settings.workdir / "store", fresh=settings.fresh)
     budget = RetryBudget(retry_budget, base=backoff, seed=settings.seed)
     llm = LLMClient(roles, store, budget, concurrency=settings.concurrency, seed=settings.seed,
-                    warn=lambda message: log(f"warning: {message}"))
+                    warn=lambda message: log(f"warning: {message}"), replay=replay)
     run = RunContext(settings, llm, store, report.models)
     error: BaseException | None = None
     caught: list[int] = []

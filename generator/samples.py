@@ -53,7 +53,7 @@ def render_markdown(domain: str, tasks: list[Task]) -> str:
 
 def examples_doc(root: Path) -> str:
     """The whole of docs/task-examples.md for the shipped domains under ``root``."""
-    from verifier.verify import load_tasks
+    from scaleenv_mcp.domain.task_file import load_tasks
 
     parts = ["# Example tasks", "",
              f"{PER_DOMAIN} tasks per shipped domain, drawn with `random.Random({SEED})` from each domain's "

@@ -30,7 +30,7 @@ from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task, VerifiedRecord
 from scaleenv_mcp.errors import EnvironmentFaultError
 from verifier.gates import GATES, TaskVerdict, verify_task
-from verifier.replay import MemoryTransport, stage_tasks, unstage_tasks
+from verifier.replay import MemoryTransport
 from verifier.verify import apply_determinism
 
 if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
@@ -116,19 +116,19 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
         factory = CandidateFactory(host, package, document, seed, gate, writer)
-        await factory.start(host.pool.size)
+        await factory.start(host.worker_count)
         targets = kind_targets(n, factory.kinds())
         transport = MemoryTransport(host, package.slug)
-        gate = asyncio.Semaphore(max(2, 3 * (workers or 2)))
+        in_flight = asyncio.Semaphore(max(2, 3 * (workers or 2)))
 
         async def one(index: int, full: set[str]) -> tuple[int, Task | Rejection, TaskVerdict | None]:
             if factory.kind_of(index) in full:
                 return index, Rejection("kind_full", factory.kind_of(index)), None
-            async with gate:
+            async with in_flight:
                 built = await factory.build(index)
                 if isinstance(built, Rejection):
                     return index, built, None
-                stage_tasks(host, package.slug, [built])
+                host.stage_tasks(package.slug, [built])
                 try:
                     verdict = await verify_task(built, transport, package.manifest, None, package.seed)
                 except (EnvironmentFaultError, BaseExceptionGroup) as error:
@@ -139,7 +139,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                         raise
                     return index, Rejection("environment", f"{fault.message} [{built.id}]"), None
                 finally:
-                    unstage_tasks(host, package.slug, [built.id])
+                    host.unstage_tasks(package.slug, [built.id])
                 return index, built, verdict
 
         def missing() -> int:

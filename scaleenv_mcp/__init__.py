@@ -1,7 +1,10 @@
 """ScaleEnv MCP: host synthetic tool-use environments for LLM agents over MCP.
 
 The public Python API is deliberately small (pinned by tests/contract/test_layers_and_api.py):
-start a ``Host``, create episodes, get MCP clients bound to them. Names resolve lazily so
+start a ``Host`` and drive episodes through its methods (create, call, reset, snapshot,
+restore, fork, diff, fingerprint, reward, trace, close) or get MCP clients bound to them;
+``ControlClient`` offers the same operations over a host's control API, and both satisfy
+``EpisodeControl`` (tests/contract/test_host_api.py). Names resolve lazily so
 that worker processes, which import ``scaleenv_mcp.workers``, never load the MCP stack.
 """
 
@@ -9,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Host", "HostSettings"]
+__all__ = ["ControlClient", "EpisodeControl", "Host", "HostSettings"]
 __version__ = "0.1.0"
 
 
@@ -22,4 +25,12 @@ def __getattr__(name: str) -> Any:
         from scaleenv_mcp.settings import HostSettings
 
         return HostSettings
+    if name == "ControlClient":
+        from scaleenv_mcp.control_client import ControlClient
+
+        return ControlClient
+    if name == "EpisodeControl":
+        from scaleenv_mcp.host.episode_control import EpisodeControl
+
+        return EpisodeControl
     raise AttributeError(f"module 'scaleenv_mcp' has no attribute {name!r}")

@@ -19,7 +19,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import httpx
@@ -155,7 +155,8 @@ class ControlClient:
         headers = {"Content-Type": "application/json"} if content is not None else None
         try:
             async with self._in_flight:
-                response = await self._http.request(method, path, content=content, params=params, headers=headers)
+                response = await self._http.request(method, path, content=content, headers=headers,
+                                                    params=tuple(params) if params is not None else None)
         except httpx.TransportError as exc:
             raise EnvironmentFaultError(f"control API at {self.base_url} unreachable: {type(exc).__name__}") from None
         raise_for_response(response)
@@ -257,3 +258,10 @@ class ControlClient:
 
     async def domains(self) -> list[DomainInfo]:
         return DomainList.model_validate_json((await self._send("GET", "/domains")).content).domains
+
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.episode_control import EpisodeControl
+
+    def _offers_episode_control(client: ControlClient) -> EpisodeControl:  # held to the Protocol by the type checker
+        return client

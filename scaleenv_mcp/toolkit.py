@@ -70,7 +70,7 @@ def require_row(ctx: Any, sql: str, params: Sequence[Any], missing: str) -> dict
 
     The static policy checks ``sql`` at the call site exactly as for ``ctx.db.fetch_one``.
     """
-    row = ctx.db.fetch_one(sql, params)
+    row: dict[str, Any] | None = ctx.db.fetch_one(sql, params)
     if row is None:
         raise NotFoundError(missing)
     return row

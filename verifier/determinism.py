@@ -21,6 +21,7 @@ import tempfile
 from pathlib import Path
 
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.errors import EnvironmentFaultError
 
 __all__ = ["other_hash_seed", "replay_fingerprints", "verify_determinism"]
@@ -38,26 +39,25 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
     change set, so agreement also checks one against the other); else from the change set."""
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
-    from verifier.replay import stage_tasks
 
     settings = HostSettings.from_env(workers=workers, port=0, control_port=None, skip_validation=True)
     found: dict[str, str] = {}
     async with Host.running(settings, domains=[str(package_dir)]) as host:
         slug = package_dir.name
-        stage_tasks(host, slug, tasks)
-        gate = asyncio.Semaphore(8)
+        host.stage_tasks(slug, tasks)
+        in_flight = asyncio.Semaphore(8)
 
         async def one(task: Task) -> None:
-            async with gate:
+            async with in_flight:
                 episode = await host.create_episode(slug, task.id)
                 try:
                     for action in task.actions:
-                        await host.registry.call(episode.id, action.tool, action.arguments)
-                    found[task.id] = await host.registry.fingerprint(episode.id, full=full)
+                        await host.call(episode.id, action.tool, action.arguments)
+                    found[task.id] = await host.fingerprint(episode.id, full=full)
                 except Exception as error:  # reported per task; the parent decides
                     found[task.id] = f"error: {type(error).__name__}: {error}"
                 finally:
-                    await host.registry.close(episode.id)
+                    await host.close(episode.id)
 
         await asyncio.gather(*(one(t) for t in tasks))
     return found
@@ -94,7 +94,7 @@ def verify_determinism(package_dir: Path, tasks: list[Task], expected: dict[str,
 
 def main(argv: list[str]) -> int:
     package_dir, tasks_file = Path(argv[0]), Path(argv[1])
-    tasks = [Task.model_validate_json(line) for line in tasks_file.read_text().splitlines() if line.strip()]
+    tasks = load_tasks(tasks_file)
     found = asyncio.run(replay_fingerprints(package_dir, tasks))
     sys.stdout.write(json.dumps(found, sort_keys=True) + "\n")
     return 0

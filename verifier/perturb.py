@@ -18,8 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from scaleenv_mcp.domain.manifest import DomainManifest, RewardPolicy
+from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, TaskAction
+from scaleenv_mcp.state.model import RewardPolicy
 from verifier.text_perturb import negated, number_changed
 
 __all__ = ["Variant", "argument_variants", "changed_value", "distractor_variants", "is_free_text"]

@@ -1,7 +1,7 @@
 """Replay a task's actions on a fresh episode over real MCP, and read back the state it reached.
 
 Two transports behind one small interface (``Transport.episode(task_id)`` yields a
-``ReplaySession``): ``memory`` drives the host in this process through an in-memory MCP
+``ReplayEpisode``): ``memory`` drives the host in this process through an in-memory MCP
 client bound to the episode; ``http`` creates episodes on a control API and talks to their
 agent URLs over MCP streamable HTTP, like any agent would. Each session can be reset to the
 task's start state, so one episode serves the gold replay and every perturbed replay of a
@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp
 from mcp.shared.exceptions import MCPError
@@ -26,8 +26,12 @@ from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport, compute_reward
 
-__all__ = ["ActionResult", "HttpTransport", "MemoryTransport", "ReplayOutcome", "ReplaySession", "Transport",
-           "replay_actions", "stage_tasks"]
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.episode_control import EpisodeControl
+    from scaleenv_mcp.host.host import Host
+
+__all__ = ["ActionResult", "HttpTransport", "MemoryTransport", "ReplayOutcome", "ReplayEpisode", "Transport",
+           "replay_actions"]
 
 
 class ActionResult(BaseModel):
@@ -44,7 +48,7 @@ class ReplayOutcome(BaseModel):
     reward: RewardReport | None = Field(default=None, description="None when the replay stopped at a refusal.")
 
 
-class ReplaySession(Protocol):
+class ReplayEpisode(Protocol):
     async def call(self, tool: str, arguments: dict[str, Any]) -> ActionResult: ...
     async def reset(self) -> None: ...
     async def diff(self) -> StateDiff: ...
@@ -54,25 +58,7 @@ class ReplaySession(Protocol):
 class Transport(Protocol):
     name: str
 
-    def episode(self, task_id: str) -> contextlib.AbstractAsyncContextManager[ReplaySession]: ...
-
-
-def stage_tasks(host: Any, slug: str, tasks: list[Task]) -> None:
-    """Make ``tasks`` creatable on an in-process host, replacing same-id tasks of its package.
-
-    Episodes are created from a task id (docs/architecture.md, "Episode state"); tasks from a file other than the
-    package's tasks.jsonl, or drafts during synthesis, are put into the served package's task
-    table here. Only for hosts this process started itself.
-    """
-    table = host.registry.domain(slug).package.tasks
-    for task in tasks:
-        table[task.id] = task
-
-
-def unstage_tasks(host: Any, slug: str, task_ids: list[str]) -> None:
-    table = host.registry.domain(slug).package.tasks
-    for task_id in task_ids:
-        table.pop(task_id, None)
+    def episode(self, task_id: str) -> contextlib.AbstractAsyncContextManager[ReplayEpisode]: ...
 
 
 async def _mcp_call(client: mcp.Client, tool: str, arguments: dict[str, Any]) -> ActionResult:
@@ -86,44 +72,10 @@ async def _mcp_call(client: mcp.Client, tool: str, arguments: dict[str, Any]) ->
     return ActionResult(tool=tool, ok=True, result=result.structured_content)
 
 
-class _MemorySession:
-    def __init__(self, host: Any, episode_id: str, client: mcp.Client) -> None:
-        self.host, self.episode_id, self.client = host, episode_id, client
+class _Session:
+    """Tool calls over MCP; reset, diff and fingerprint through the host's episode API (in process or HTTP)."""
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> ActionResult:
-        return await _mcp_call(self.client, tool, arguments)
-
-    async def reset(self) -> None:
-        await self.host.registry.reset(self.episode_id)
-
-    async def diff(self) -> StateDiff:
-        return await self.host.registry.diff(self.episode_id)
-
-    async def fingerprint(self) -> str:
-        return await self.host.registry.fingerprint(self.episode_id)
-
-
-class MemoryTransport:
-    """In-process host, in-memory MCP client per episode (fast: what synthesis uses)."""
-
-    name = "memory"
-
-    def __init__(self, host: Any, slug: str) -> None:
-        self.host, self.slug = host, slug
-
-    @contextlib.asynccontextmanager
-    async def episode(self, task_id: str) -> AsyncIterator[ReplaySession]:
-        episode = await self.host.create_episode(self.slug, task_id)
-        try:
-            async with self.host.client(episode.id) as client:
-                yield _MemorySession(self.host, episode.id, client)
-        finally:
-            with contextlib.suppress(HarnessError):
-                await self.host.registry.close(episode.id)
-
-
-class _HttpSession:
-    def __init__(self, control: Any, episode_id: str, client: mcp.Client) -> None:
+    def __init__(self, control: EpisodeControl, episode_id: str, client: mcp.Client) -> None:
         self.control, self.episode_id, self.client = control, episode_id, client
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> ActionResult:
@@ -137,6 +89,25 @@ class _HttpSession:
 
     async def fingerprint(self) -> str:
         return await self.control.fingerprint(self.episode_id)
+
+
+class MemoryTransport:
+    """In-process host, in-memory MCP client per episode (fast: what synthesis uses)."""
+
+    name = "memory"
+
+    def __init__(self, host: Host, slug: str) -> None:
+        self.host, self.slug = host, slug
+
+    @contextlib.asynccontextmanager
+    async def episode(self, task_id: str) -> AsyncIterator[ReplayEpisode]:
+        episode = await self.host.create_episode(self.slug, task_id)
+        try:
+            async with self.host.client(episode.id) as client:
+                yield _Session(self.host, episode.id, client)
+        finally:
+            with contextlib.suppress(HarnessError):
+                await self.host.close(episode.id)
 
 
 class HttpTransport:
@@ -167,20 +138,20 @@ class HttpTransport:
         return self._http
 
     @contextlib.asynccontextmanager
-    async def episode(self, task_id: str) -> AsyncIterator[ReplaySession]:
+    async def episode(self, task_id: str) -> AsyncIterator[ReplayEpisode]:
         from mcp.client.streamable_http import streamable_http_client
 
         info = (await self.control.create_episodes(self.slug, task_id))[0]
         url = f"{self.agent_url}/mcp/episodes/{info.id}" if self.agent_url else info.agent_url
         try:
             async with mcp.Client(streamable_http_client(url, http_client=self._shared_http())) as client:
-                yield _HttpSession(self.control, info.id, client)
+                yield _Session(self.control, info.id, client)
         finally:
             with contextlib.suppress(HarnessError):
                 await self.control.close(info.id)
 
 
-async def replay_actions(session: ReplaySession, manifest: DomainManifest, task: Task, actions: list[TaskAction],
+async def replay_actions(session: ReplayEpisode, manifest: DomainManifest, task: Task, actions: list[TaskAction],
                          *, reset: bool = True, fingerprint: bool = False,
                          stop_on_refusal: bool = False) -> ReplayOutcome:
     """Reset, call every action in order, score the end state (and the task's facts) against the gold.

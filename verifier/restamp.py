@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import parse_task_lines
 from scaleenv_mcp.errors import UsageError
 from verifier.determinism import replay_fingerprints
 
@@ -40,7 +40,7 @@ def restamp(package_dir: Path, tasks_file: Path | None = None, workers: int = 1)
     started = time.perf_counter()
     path = tasks_file or package_dir / "tasks.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    parsed = [(i, Task.model_validate_json(line)) for i, line in enumerate(lines) if line.strip()]
+    parsed = [(number - 1, task) for number, task in parse_task_lines("".join(lines), path.name)]
     golden = [(i, task) for i, task in parsed if task.gold is not None]
     for i, task in golden:
         matches = [m for m in _FINGERPRINT.finditer(lines[i]) if m.group(2) == task.gold.fingerprint]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -21,12 +20,13 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import load_tasks, rank_by_id_hash
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, UsageError
 from verifier.determinism import verify_determinism
 from verifier.gates import TaskVerdict, verify_task
-from verifier.replay import HttpTransport, MemoryTransport, Transport, stage_tasks
+from verifier.replay import HttpTransport, MemoryTransport, Transport
 
-__all__ = ["VerifyReport", "load_tasks", "sample_tasks", "served_transport", "verify_domain", "verify_tasks"]
+__all__ = ["VerifyReport", "sample_tasks", "served_transport", "verify_domain", "verify_tasks"]
 
 Progress = Callable[[int, int], None]
 
@@ -45,16 +45,12 @@ class VerifyReport(BaseModel):
     verdicts: list[TaskVerdict]
 
 
-def load_tasks(path: Path) -> list[Task]:
-    return [Task.model_validate_json(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def sample_tasks(tasks: list[Task], size: int | None) -> list[Task]:
     """A deterministic sample: the tasks whose id hashes lowest (stable as tasks are added)."""
     ordered = sorted(tasks, key=lambda t: t.id)
     if size is None or size >= len(ordered):
         return ordered
-    ranked = sorted(ordered, key=lambda t: hashlib.sha256(t.id.encode()).hexdigest())[:size]
+    ranked = rank_by_id_hash(ordered)[:size]
     return sorted(ranked, key=lambda t: t.id)
 
 
@@ -91,7 +87,7 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"the host does not serve {package.slug}: {status}")
-        stage_tasks(host, package.slug, tasks)
+        host.stage_tasks(package.slug, tasks)
         if transport == "memory":
             yield MemoryTransport(host, package.slug)
             return

@@ -12,7 +12,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from clients.models import Action, Observation, TokenUsage, ToolSpec
+from clients.models import Action, ListedTool, Observation, TokenUsage
 
 __all__ = ["Agent", "AgentView"]
 
@@ -20,7 +20,7 @@ __all__ = ["Agent", "AgentView"]
 class AgentView(BaseModel):
     """Everything a (non-oracle) agent may know about its episode."""
 
-    tools: list[ToolSpec]
+    tools: list[ListedTool]
     instructions: str = ""
     seed: int = Field(description="Seed of this episode's agent (random choices, LLM calls).")
 

@@ -1,6 +1,6 @@
 """Pages of what a host serves: its domains (one domain in full, with its tool graph) and the
 tasks of every domain (a filtered list; one task as a person reads it, with its gold; a form
-that opens an episode on it). Episodes are created through the registry, as the control API's
+that opens an episode on it). Episodes are created through the Host, as the control API's
 POST /episodes does. This module must not change a domain.
 """
 
@@ -15,8 +15,8 @@ from clients.webui.context import PageNotFoundError, Ui
 from clients.webui.diff_view import diff_tables
 from clients.webui.er_diagram import render_er_svg
 from clients.webui.render import paginate
+from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.task import Task
-from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.procedural.cache import validation_key
 
 __all__ = ["ROUTES", "domains"]
@@ -24,63 +24,64 @@ __all__ = ["ROUTES", "domains"]
 SAMPLE_ROWS = 5
 
 
-def _runtime(ui: Ui, slug: str) -> DomainRuntime:
-    runtime = ui.require_host().registry.domains.get(slug)
-    if runtime is None:
+def _package(ui: Ui, slug: str) -> DomainPackage:
+    package = ui.require_host().package(slug)
+    if package is None:
         status = ui.require_host().status.get(slug)
         raise PageNotFoundError(f"domain {slug!r} is not served" + (f": {status}" if status else ""))
-    return runtime
+    return package
 
 
-def _graph_svg(ui: Ui, runtime: DomainRuntime) -> str:
+def _graph_svg(ui: Ui, package: DomainPackage) -> str:
     """The tool dependency graph drawn by ``generator.graph_render`` (graph.json when it is there,
     else built from the manifest), drawn once per package content."""
     from generator.graph import ToolGraphDocument, build_graph
     from generator.graph_render import render_svg
 
-    cache_key = f"{runtime.slug}:{runtime.package.content_hash}"
+    cache_key = f"{package.slug}:{package.content_hash}"
     if cache_key not in ui.graphs:
-        saved = runtime.package.path / "graph.json"
+        saved = package.path / "graph.json"
         try:
             document = ToolGraphDocument.model_validate_json(saved.read_text()) if saved.exists() else None
         except ValueError:
             document = None
-        ui.graphs[cache_key] = render_svg(document or build_graph(runtime.package.manifest))
+        ui.graphs[cache_key] = render_svg(document or build_graph(package.manifest))
     return ui.graphs[cache_key]
 
 
-def _validation(ui: Ui, runtime: DomainRuntime) -> tuple[str, str | None]:
+def _validation(ui: Ui, package: DomainPackage) -> tuple[str, str | None]:
     host = ui.require_host()
-    return host.status.get(runtime.slug, "online"), host.validations.summary(validation_key(runtime.package))
+    return host.status.get(package.slug, "online"), host.validations.summary(validation_key(package))
 
 
 async def domains(ui: Ui, request: Request) -> Response:
     host = ui.require_host()
     rows = []
     for slug, status in sorted(host.status.items()):
-        runtime = host.registry.domains.get(slug)
-        rows.append({"slug": slug, "status": status, "title": runtime.manifest.title if runtime else "",
-                     "tools": len(runtime.manifest.tools) if runtime else None,
-                     "tasks": len(runtime.package.tasks) if runtime else None,
-                     "rows": runtime.package.row_count() if runtime else None})
-    live = sum(1 for e in host.registry.episodes.values() if not e.closed)
+        package = host.package(slug)
+        rows.append({"slug": slug, "status": status, "title": package.manifest.title if package else "",
+                     "tools": len(package.manifest.tools) if package else None,
+                     "tasks": len(package.tasks) if package else None,
+                     "rows": package.row_count() if package else None})
+    live = len(await host.list_episodes())
     return ui.page(request, "domains.html", "domains", title="Domains", domains=rows, live=live)
 
 
 async def domain(ui: Ui, request: Request) -> Response:
-    runtime = _runtime(ui, request.path_params["slug"])
-    manifest, package = runtime.manifest, runtime.package
+    package = _package(ui, request.path_params["slug"])
+    manifest = package.manifest
     tables = [{"spec": t, "count": len(package.seed.get(t.name, [])), "sample": package.seed.get(t.name, [])[:SAMPLE_ROWS]}
               for t in manifest.tables]
-    status, report = _validation(ui, runtime)
+    status, report = _validation(ui, package)
     return ui.page(request, "domain.html", "domains", title=manifest.title, m=manifest, tables=tables, status=status,
-                   report=report, svg=_graph_svg(ui, runtime), er=render_er_svg(manifest), tasks=len(package.tasks),
+                   report=report, svg=_graph_svg(ui, package), er=render_er_svg(manifest), tasks=len(package.tasks),
                    path=str(package.path))
 
 
-def _all_tasks(ui: Ui) -> list[Task]:
-    return [t for slug in sorted(ui.require_host().registry.domains)
-            for t in ui.require_host().registry.domains[slug].package.tasks.values()]
+async def _all_tasks(ui: Ui) -> list[Task]:
+    host = ui.require_host()
+    packages = [host.package(d.slug) for d in sorted(await host.domains(), key=lambda d: d.slug)]
+    return [t for package in packages if package is not None for t in package.tasks.values()]
 
 
 def _matches(task: Task, query: dict[str, str]) -> bool:
@@ -96,7 +97,7 @@ def _matches(task: Task, query: dict[str, str]) -> bool:
 
 
 async def tasks(ui: Ui, request: Request) -> Response:
-    everything = _all_tasks(ui)
+    everything = await _all_tasks(ui)
     query = {k: request.query_params.get(k, "") for k in ("q", "domain", "difficulty", "kind", "split", "tool")}
     chosen = [t for t in everything if _matches(t, query)]
     page = paginate(chosen, request.query_params.get("page"))
@@ -109,10 +110,10 @@ async def tasks(ui: Ui, request: Request) -> Response:
 
 
 def _task(ui: Ui, request: Request) -> Task:
-    runtime = _runtime(ui, request.path_params["domain"])
-    task = runtime.package.tasks.get(request.path_params["task_id"])
+    package = _package(ui, request.path_params["domain"])
+    task = package.tasks.get(request.path_params["task_id"])
     if task is None:
-        raise PageNotFoundError(f"domain {runtime.slug!r} has no task {request.path_params['task_id']!r}")
+        raise PageNotFoundError(f"domain {package.slug!r} has no task {request.path_params['task_id']!r}")
     return task
 
 
@@ -124,7 +125,7 @@ async def task(ui: Ui, request: Request) -> Response:
 
 async def open_episode(ui: Ui, request: Request, form: dict[str, str]) -> Response:
     found = _task(ui, request)
-    episode = await ui.require_host().registry.create(found.domain, found.id)
+    episode = await ui.require_host().create_episode(found.domain, found.id)
     return RedirectResponse(f"/ui/episodes/{episode.id}", status_code=303)
 
 

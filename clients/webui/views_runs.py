@@ -18,8 +18,8 @@ from clients.webui.context import PageNotFoundError, Ui
 from clients.webui.diff_view import diff_tables
 from clients.webui.render import paginate
 from clients.webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
-from scaleenv_mcp.episodes.registry import Episode
 from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.host.control_models import EpisodeInfo
 
 __all__ = ["ROUTES"]
 
@@ -51,17 +51,17 @@ async def run(ui: Ui, request: Request) -> Response:
     return ui.page(request, "run.html", "runs", title=f"Run {view.folder.name}", run=view, page=page)
 
 
-async def _replay(ui: Ui, trace: EpisodeTrace) -> Episode:
+async def _replay(ui: Ui, trace: EpisodeTrace) -> EpisodeInfo:
     """A fresh episode of the trial's task with the calls that reached the environment replayed
     in order (tools are deterministic: the end state is the one the agent left)."""
-    registry = ui.require_host().registry
-    episode = await registry.create(trace.domain, trace.task_id)
+    host = ui.require_host()
+    episode = await host.create_episode(trace.domain, trace.task_id)
     try:
         for event in trace.events:
             if event.kind == "tool_call" and event.executed and event.tool:
-                await registry.call(episode.id, event.tool, event.arguments or {})
+                await host.call(episode.id, event.tool, event.arguments or {})
     except BaseException:
-        await registry.close(episode.id)
+        await host.close(episode.id)
         raise
     return episode
 
@@ -86,10 +86,10 @@ async def trial(ui: Ui, request: Request) -> Response:
         try:
             episode = await _replay(ui, trace)
             try:
-                diff = diff_tables(await ui.host.registry.diff(episode.id))
-                reward = await ui.host.registry.reward(episode.id)
+                diff = diff_tables(await ui.host.diff(episode.id))
+                reward = await ui.host.reward(episode.id)
             finally:
-                await ui.host.registry.close(episode.id)
+                await ui.host.close(episode.id)
         except ScaleEnvError as error:
             note = f"could not replay this trial here: {error.message}"
     return ui.page(request, "trial.html", "runs", title=key, run=view, key=key, record=view.records[key], trace=trace,

@@ -19,15 +19,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from generator.drafts import DebugFix, DomainCard, ToolCode, ToolTests
+from generator.gathering import gather_all
 from generator.llm import LLMOutputError
 from generator.prompting import prompt_fragment
 from generator.report import ToolOutcome
-from generator.stages.context import RunContext, StageScope, gather_all
+from generator.stages.context import RunContext, StageScope
 from generator.stages.database import DatabaseResult
 from generator.stages.package import build_manifest, render_tools_py, write_package
+from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.procedural.cache import ValidationCache
-from scaleenv_mcp.procedural.cases import ToolCase
 from scaleenv_mcp.procedural.report import ValidationReport
 from scaleenv_mcp.procedural.validate import validate_domain
 
@@ -100,7 +101,7 @@ class _ToolWork:
         settings = self.run.settings
         folder = self.run.workdir / "procedural" / self.tool.name / f"round-{round_}" / settings.slug
         manifest = build_manifest(settings, self.card, self.db.draft.tables, self.db.draft.policy, [self.tool],
-                                  model="n/a", date="n/a")
+                                  model="n/a", date="n/a", principals=self.db.draft.principals)
         write_package(folder, manifest, self.db.schema_sql, self.db.seed, render_tools_py(self.card.title, [code]),
                       cases)
         return await validate_domain(folder, mutation=False, determinism=False, workers=1,
@@ -147,12 +148,12 @@ class _ToolWork:
 async def run_procedural(run: RunContext, card: DomainCard, db: DatabaseResult, tools: list[ToolSpec]
                          ) -> list[ToolResult]:
     """Every tool through its loop, ``--concurrency`` at a time; results in tool order."""
-    gate = asyncio.Semaphore(max(1, run.settings.concurrency))
+    in_flight = asyncio.Semaphore(max(1, run.settings.concurrency))
     inputs = {"card": card.model_dump(), "db": db.model_dump(mode="json"), "rounds": run.settings.max_rounds,
               "clock": run.settings.clock}
 
     async def one(tool: ToolSpec) -> ToolResult:
-        async with gate:
+        async with in_flight:
             return await run.stage(f"procedural/{tool.name}", {**inputs, "tool": tool.model_dump(mode="json")},
                                    ToolResult, _ToolWork(run, card, db, tool))
 

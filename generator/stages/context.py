@@ -9,8 +9,7 @@ under the stage's own name (the report's rows are per stage and role).
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,12 +21,12 @@ from generator.report import StageRecord, UsageLedger
 from generator.store import ResponseStore, content_key
 from scaleenv_mcp.errors import ScaleEnvError
 
-__all__ = ["GenerateSettings", "GenerationError", "RunContext", "StageScope", "gather_all"]
+__all__ = ["GenerateSettings", "GenerationError", "RunContext", "StageScope"]
 
 Model = TypeVar("Model", bound=BaseModel)
 
 #: Bump when a stage's logic changes what it produces from the same inputs.
-STAGE_VERSION = "2"
+STAGE_VERSION = "3"
 
 
 class GenerationError(ScaleEnvError):
@@ -57,21 +56,6 @@ class GenerateSettings(BaseModel):
     mutation: bool = Field(default=True, description="Run the mutation check in the final validation.")
     clock: str = Field(default="2026-03-10T09:00:00", description="The fixed 'now' of the generated world.")
     case_timeout: float = Field(default=5.0, description="Wall-time budget of one test case, seconds.")
-
-
-async def gather_all(awaitables: Iterable[Awaitable[Model]]) -> list[Model]:
-    """Run concurrently, results in order; on the first failure cancel the rest and raise it
-    (not an ExceptionGroup: the CLI maps the error itself to an exit code)."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            tasks = [group.create_task(_as_coroutine(a)) for a in awaitables]
-    except BaseExceptionGroup as group_error:
-        raise group_error.exceptions[0] from None
-    return [t.result() for t in tasks]
-
-
-async def _as_coroutine(awaitable: Awaitable[Model]) -> Model:
-    return await awaitable
 
 
 class StageScope:

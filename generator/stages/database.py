@@ -2,14 +2,16 @@
 
 Stage 3 asks for tables (keys, constraints, reward policy per column), the tool -> tables
 access map and the domain policy. Stage 4 is "database first" (paper phase 1, step 4): seed
-rows are written table by table in dependency order (each table sees the keys it may
-reference), in chunks of 40 rows per request, then the whole is loaded into SQLite; every problem (a CHECK that fails, a
-dangling key, a wrong type) goes to the repair agent verbatim, for a bounded number of
+rows are written table by table in dependency order (each table sees the rows it may
+reference, free text left out, so that a row referencing two tables names rows that belong
+together), in chunks of 40 rows per request, then the whole is loaded into SQLite; every
+problem (a CHECK that fails, a dangling key, a wrong type) goes to the repair agent verbatim, for a bounded number of
 rounds. Tools are written only against a database that loads.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -21,7 +23,7 @@ from generator.stages.context import GenerationError, RunContext, StageScope
 
 __all__ = ["DatabaseResult", "run_database", "run_db_schema"]
 
-_REFERENCE_KEYS = 100
+_REFERENCE_ROWS = 100  # rows of a referenced table shown to the seed writer
 SEED_CHUNK = 40  # rows per request
 
 
@@ -54,7 +56,17 @@ class DatabaseResult(BaseModel):
 def _compact_tools(tools: ToolDrafts) -> list[dict[str, Any]]:
     return [{"name": t.name, "description": t.description, "parameters": t.input_schema.get("properties", {}),
              "output": t.output_schema, "raises": [e.model_dump() for e in t.raises],
-             "preconditions": t.preconditions, "postconditions": t.postconditions} for t in tools.tools]
+             "preconditions": t.preconditions, "postconditions": t.postconditions,
+             "acting": t.acting.model_dump() if t.acting else None, "permission": t.permission} for t in tools.tools]
+
+
+def principal_kinds(tools: ToolDrafts) -> set[str]:
+    """Every principal kind the tools name: acting kinds, questions' asked_by, intents_by_kind keys."""
+    kinds: set[str] = set()
+    for tool in tools.tools:
+        kinds |= set(tool.acting.kinds) if tool.acting else set()
+        kinds |= {k for q in tool.questions for k in q.asked_by} | set(tool.intents_by_kind)
+    return kinds
 
 
 async def run_db_schema(run: RunContext, card: DomainCard, tools: ToolDrafts) -> DatabaseDraft:
@@ -63,22 +75,31 @@ async def run_db_schema(run: RunContext, card: DomainCard, tools: ToolDrafts) ->
     names = [t.name for t in tools.tools]
 
     async def compute(scope: StageScope) -> DatabaseDraft:
-        return await scope.ask("db_schema", DatabaseDraft, context={"tools": names}, card=card,
+        return await scope.ask("db_schema", DatabaseDraft, context={"tools": names, "kinds": principal_kinds(tools)},
+                               card=card,
                                tools=_compact_tools(tools), table_count=str(count))
 
     return await run.stage("database", {"card": card.model_dump(), "tools": tools.model_dump(mode="json"),
                                         "count": count}, DatabaseDraft, compute)
 
 
-def _references(table: TableDraft, seed: dict[str, list[dict[str, Any]]], tables: dict[str, TableDraft]
-                ) -> dict[str, list[Any]]:
-    refs: dict[str, list[Any]] = {}
+def _brief_rows(table: TableDraft, rows: list[dict[str, Any]]) -> str:
+    """Rows as one compact JSON object a line, without free text (semantic columns): keys, references,
+    names, statuses, dates and amounts, which is what another row must agree with."""
+    keep = [c.name for c in table.columns if c.reward != "semantic"]
+    return "\n".join(json.dumps({c: row.get(c) for c in keep}, ensure_ascii=False) for row in rows)
+
+
+def _references(table: TableDraft, seed: dict[str, list[dict[str, Any]]], tables: dict[str, TableDraft]) -> str:
+    """The rows a foreign key may point at, per referenced table (a row about a pet must name that
+    pet's owner: the keys alone cannot say which rows belong together)."""
+    parts = []
     for fk in table.foreign_keys:
         target = tables[fk.table]
-        values = [row.get(target.primary_key[0]) if len(target.primary_key) == 1
-                  else {c: row.get(c) for c in target.primary_key} for row in seed.get(fk.table, [])]
-        refs[f"{fk.table}.{','.join(fk.references)} (for {','.join(fk.columns)})"] = values[:_REFERENCE_KEYS]
-    return refs
+        rows = seed.get(fk.table, [])[:_REFERENCE_ROWS]
+        parts.append(f"{fk.table} (for {','.join(fk.columns)} -> {','.join(fk.references)}):\n"
+                     + (_brief_rows(target, rows) or "(no rows)"))
+    return "\n\n".join(parts) or "none: this table references no other table"
 
 
 def _tables_named(problems: list[str], tables: dict[str, TableDraft]) -> list[str]:
@@ -93,10 +114,9 @@ async def _seed_table(scope: StageScope, table: TableDraft, seed: dict[str, list
     rows: list[dict[str, Any]] = []
     while len(rows) < wanted:
         ask = min(SEED_CHUNK, wanted - len(rows))
-        keys = [{c: r.get(c) for c in table.primary_key} for r in rows]
         answer = await scope.ask("seed_data", SeedRows, table=table.name, clock=clock, definition=table,
                                  references=_references(table, seed, tables), row_count=str(ask),
-                                 existing=keys if keys else "none yet: start at the first id")
+                                 existing=_brief_rows(table, rows) if rows else "none yet: start at the first id")
         rows += answer.rows
         if len(answer.rows) < ask:
             break

@@ -20,9 +20,9 @@ from typing import Any
 from generator.drafts import DomainCard, TableDraft
 from generator.stages.context import GenerateSettings
 from generator.store import atomic_write_text
-from scaleenv_mcp.domain.manifest import DomainManifest, Provenance, TableSpec, ToolSpec
+from scaleenv_mcp.domain.cases import TestSuite, ToolCase
+from scaleenv_mcp.domain.manifest import DomainManifest, PrincipalSpec, Provenance, TableSpec, ToolSpec
 from scaleenv_mcp.errors import UsageError
-from scaleenv_mcp.procedural.cases import TestSuite, ToolCase
 
 __all__ = ["TOOLS_HEADER", "build_manifest", "publish_package", "render_tools_py", "require_out_free",
            "write_package"]
@@ -33,7 +33,8 @@ from datetime import date, datetime, timedelta
 from json import dumps, loads
 from math import ceil, floor
 
-from scaleenv_mcp.toolkit import ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError
+from scaleenv_mcp.toolkit import (ConflictError, InvalidArgumentError, NotFoundError, NotPermittedError,
+                                  PermissionDeniedError)
 '''
 
 
@@ -42,12 +43,36 @@ def table_spec(draft: TableDraft) -> TableSpec:
                      columns=draft.columns, foreign_keys=draft.foreign_keys)
 
 
+def _within(tools: list[ToolSpec], principals: list[PrincipalSpec]) -> tuple[list[ToolSpec], list[PrincipalSpec]]:
+    """The principals a package of ``tools`` can declare (identified by tools it has) and the tools with only
+    those kinds: a one-tool package validated in stage 5 has no identification tool, so it declares no
+    principal and its tool's acting metadata is left out (the code enforces permissions all the same); the
+    final package keeps every principal one of its passing tools identifies."""
+    names = {t.name for t in tools}
+    kept = [p.model_copy(update={"identify": [i for i in p.identify if i.tool in names]}) for p in principals]
+    kept = [p for p in kept if p.identify]
+    kinds = {p.kind for p in kept}
+    fitted = []
+    for tool in tools:
+        acting = tool.acting
+        if acting is not None:
+            acting = acting.model_copy(update={"kinds": [k for k in acting.kinds if k in kinds]}) if set(
+                acting.kinds) & kinds else None
+        fitted.append(tool.model_copy(update={
+            "acting": acting, "intents_by_kind": {k: v for k, v in tool.intents_by_kind.items() if k in kinds},
+            "questions": [q.model_copy(update={"asked_by": [k for k in q.asked_by if k in kinds]})
+                          for q in tool.questions]}))
+    return fitted, kept
+
+
 def build_manifest(settings: GenerateSettings, card: DomainCard, tables: list[TableDraft], policy: str,
-                   tools: list[ToolSpec], *, model: str, date: str) -> DomainManifest:
+                   tools: list[ToolSpec], *, model: str, date: str,
+                   principals: list[PrincipalSpec] | None = None) -> DomainManifest:
+    fitted, kept = _within(tools, principals or [])
     return DomainManifest(slug=settings.slug, title=card.title, description=card.description,
                           keywords=card.keywords, version="0.1.0",
                           provenance=Provenance(kind="generated", model=model, date=date), clock=settings.clock,
-                          policy=policy, tables=[table_spec(t) for t in tables], tools=tools)
+                          policy=policy, tables=[table_spec(t) for t in tables], tools=fitted, principals=kept)
 
 
 def render_tools_py(title: str, codes: list[str]) -> str:

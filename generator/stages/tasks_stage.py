@@ -43,7 +43,7 @@ from generator.synthesis.chain_code import ChainRequest, ChainWriter
 from generator.synthesis.gate import ChainGate, GateView
 from generator.synthesis.rewording import CHECK_VERSION, WordingAsker, reword_tasks
 from scaleenv_mcp.domain.loader import load_domain, package_hash
-from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import parse_tasks
 
 __all__ = ["TasksResult", "llm_chain_writer", "llm_gate", "llm_task_writer", "run_tasks"]
 
@@ -119,7 +119,7 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
         return SynthesisResult(tasks_jsonl=target.read_text(), rejected=report.rejected, chain_code=report.chain_code)
 
     async def word(scope: StageScope) -> TasksResult:
-        tasks = [Task.model_validate_json(line) for line in synthesised.tasks_jsonl.splitlines() if line.strip()]
+        tasks = parse_tasks(synthesised.tasks_jsonl)
         package = load_domain(package_dir)
         reworded, wording = await reword_tasks(tasks, llm_task_writer(scope), package.manifest, package.seed)
         rejected: Counter[str] = Counter(synthesised.rejected)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from generator.drafts import DomainCard, ToolDrafts, ToolPlan
-from generator.stages.context import RunContext, StageScope, gather_all
+from generator.gathering import gather_all
+from generator.stages.context import RunContext, StageScope
 from scaleenv_mcp.domain.manifest import ToolSpec
 
 __all__ = ["BATCH", "normalise_tool", "run_tool_schemas"]

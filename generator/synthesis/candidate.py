@@ -10,11 +10,10 @@ tool refuses (a returned loan, a suspended member).
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -38,9 +37,14 @@ from generator.synthesis.templates import Goal, acting_profile, argument_slots, 
 from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
-from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskMeta
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta
+from scaleenv_mcp.domain.task_file import rank_by_id_hash
 from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
+from scaleenv_mcp.state.model import RowOp
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.host import Host
 
 __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 
@@ -75,13 +79,13 @@ def difficulty_of(steps: int, subgoals: int, distractors: int) -> str:
 
 def assign_splits(tasks: list[Task], test_share: float = 0.2) -> list[Task]:
     """Exactly round(share * n) tasks go to test: those whose id hashes lowest (order-free, seeded by the ids)."""
-    ranked = sorted(tasks, key=lambda t: hashlib.sha256(t.id.encode()).hexdigest())
+    ranked = rank_by_id_hash(tasks)
     test = {t.id for t in ranked[:round(test_share * len(tasks))]}
     return [t.model_copy(update={"split": "test" if t.id in test else "train"}) for t in tasks]
 
 
 class CandidateFactory:
-    def __init__(self, host: Any, package: DomainPackage, document: ToolGraphDocument, seed: int,
+    def __init__(self, host: Host, package: DomainPackage, document: ToolGraphDocument, seed: int,
                  gate: ChainGate | None = None, writer: ChainWriter | None = None) -> None:
         self.host, self.package, self.seed = host, package, seed
         self.gate: ChainGate = gate or RuleGate()
@@ -132,13 +136,13 @@ class CandidateFactory:
         base = self.bases[index % len(self.bases)]
         for row in rng.sample(rows, min(PROBES, len(rows))):
             near = self.world.neighborhood([(plan.anchor_table, row)])
-            fork = await self.host.registry.fork(base)
+            fork = await self.host.fork(base)
             used: dict[str, Any] = {}
             try:
                 async def call(tool: str, arguments: dict[str, Any]) -> Any:
                     used.clear()
                     used.update(arguments)
-                    return await self.host.registry.call(fork.id, tool, arguments)
+                    return await self.host.call(fork.id, tool, arguments)
 
                 link = LinkSpec(tool=plan.links[plan.anchor_link].tool,
                                 pinned={plan.subject: self.world.key_of(plan.anchor_table, row)} if plan.subject else {})
@@ -148,7 +152,7 @@ class CandidateFactory:
                         self.actors[index] = used.get(acting.argument)
                     return plan.anchor_table, row
             finally:
-                await self.host.registry.close(fork.id)
+                await self.host.close(fork.id)
         return plan.anchor_table, rng.choice(rows)
 
     async def build(self, index: int) -> Task | Rejection:
@@ -354,7 +358,7 @@ class CandidateFactory:
     async def _expand(self, state: TaskState, chain_tools: list[str], resolver: ArgumentResolver, run: ChainRun,
                       near: Neighborhood | None, rng: random.Random, before: ExpansionResult | None) -> ExpansionResult:
         """Expand H on a fork of the main episode, patching the start state for tools that only error."""
-        probe = ProbeEpisode(self.host.registry, await state.fork())
+        probe = ProbeEpisode(self.host, await state.fork())
         patcher = StatePatcher(self, state, probe, run, resolver, near, rng)
         try:
             return await expand_tools(probe.call, self.graph, self.manifest, chain_tools, resolver, run, near, rng,
@@ -366,18 +370,18 @@ class CandidateFactory:
 class ProbeEpisode:
     """The episode the expansion calls tools on; a kept patch moves it to the patched world."""
 
-    def __init__(self, registry: Any, episode_id: str) -> None:
-        self.registry, self.episode_id = registry, episode_id
+    def __init__(self, host: Host, episode_id: str) -> None:
+        self.host, self.episode_id = host, episode_id
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
-        return await self.registry.call(self.episode_id, tool, arguments)
+        return await self.host.call(self.episode_id, tool, arguments)
 
     async def move(self, episode_id: str) -> None:
-        await self.registry.close(self.episode_id)
+        await self.host.close(self.episode_id)
         self.episode_id = episode_id
 
     async def close(self) -> None:
-        await self.registry.close(self.episode_id)
+        await self.host.close(self.episode_id)
 
 
 class StatePatcher:
@@ -392,18 +396,18 @@ class StatePatcher:
         param, table = self.factory.sampler.subject(tool.name)
         if param is None or table is None:
             return None
-        registry = self.factory.host.registry
+        host = self.factory.host
         near_rows = self.near.rows_of(table)[:1] if self.near else []
         for op in self.state.patch_candidates(table, near_rows, self.rng):
             episode = await self.state.try_patch(op, self.run.actions)
             if episode is None:
                 continue
-            fork = (await registry.fork(episode)).id
+            fork = (await host.fork(episode)).id
             world = self.state.world.with_ops([op])
             resolver = ArgumentResolver(self.factory.manifest, world, self.rng, self.factory.fits)
 
             async def call(name: str, arguments: dict[str, Any]) -> CallOutcome:
-                return await registry.call(fork, name, arguments)
+                return await host.call(fork, name, arguments)
 
             link = LinkSpec(tool=tool, pinned={param: world.key_of(table, op.row or {})})
             scratch = ChainRun(observations=list(self.run.observations), facts=self.run.facts)
@@ -412,8 +416,8 @@ class StatePatcher:
             except EnvironmentFaultError:
                 observation = None  # the tool crashes on this patched row (a domain bug the synthesis report names elsewhere)
             if observation is None:
-                await registry.close(fork)
-                await registry.close(episode)
+                await host.close(fork)
+                await host.close(episode)
                 continue
             await self.state.keep_patch(op, episode)
             self.resolver.world = self.state.world

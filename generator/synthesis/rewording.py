@@ -40,13 +40,13 @@ from pathlib import Path
 from typing import Any
 
 from generator.backoff import RetryBudget
-from generator.drafts import TaskWording
+from generator.gathering import gather_all
 from generator.llm import LLMClient, LLMOutputError
 from generator.prompting import render_prompt
 from generator.report import UsageLedger
 from generator.roles import ResolvedRole
-from generator.stages.context import gather_all
 from generator.store import ResponseStore
+from generator.synthesis.wording import TaskWording
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, UserSpec
 from scaleenv_mcp.state.canonical import canonical_value

@@ -23,7 +23,7 @@ from typing import Any
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import RowOp
+from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.start_states import insert_rows
 
 __all__ = ["DistractorBuilder"]

@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import random
 from itertools import count
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from generator.synthesis.start_state import DistractorBuilder
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import RowOp, Task, TaskAction
+from scaleenv_mcp.domain.task import Task, TaskAction
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.diff import StateDiff
-from verifier.replay import stage_tasks, unstage_tasks
+from scaleenv_mcp.state.model import RowOp
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.host import Host
 
 __all__ = ["TaskState"]
 
@@ -35,7 +38,7 @@ PATCH_CANDIDATES = 4  # patched start states tried (each one replays the task) b
 class TaskState:
     """The main episode of one candidate, its setup rows and the patches made to them."""
 
-    def __init__(self, host: Any, slug: str, manifest: DomainManifest, builder: DistractorBuilder, world: World,
+    def __init__(self, host: Host, slug: str, manifest: DomainManifest, builder: DistractorBuilder, world: World,
                  name: str, setup: list[RowOp], used: dict[str, int]) -> None:
         self.host, self.slug, self.manifest, self.builder = host, slug, manifest, builder
         self.name = name
@@ -47,37 +50,33 @@ class TaskState:
         self._drafts = count()
 
     @property
-    def registry(self) -> Any:
-        return self.host.registry
-
-    @property
     def ops(self) -> list[RowOp]:
         return self.setup + self.patches
 
     async def _episode(self, ops: list[RowOp]) -> str:
         draft = Task(id=f"{self.name}:{next(self._drafts)}", domain=self.slug, difficulty="easy",
                      user={"opening": "", "instruction": ""}, setup=ops, actions=[])
-        stage_tasks(self.host, self.slug, [draft])
+        self.host.stage_tasks(self.slug, [draft])
         try:
             return (await self.host.create_episode(self.slug, draft.id)).id
         finally:
-            unstage_tasks(self.host, self.slug, [draft.id])
+            self.host.unstage_tasks(self.slug, [draft.id])
 
     async def open(self) -> None:
         self.episode_id = await self._episode(self.ops)
 
     async def close(self) -> None:
         if self.episode_id is not None:
-            await self.registry.close(self.episode_id)
+            await self.host.close(self.episode_id)
             self.episode_id = None
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         assert self.episode_id is not None
-        return await self.registry.call(self.episode_id, tool, arguments)
+        return await self.host.call(self.episode_id, tool, arguments)
 
     async def fork(self) -> str:
         assert self.episode_id is not None
-        return (await self.registry.fork(self.episode_id)).id
+        return (await self.host.fork(self.episode_id)).id
 
     async def adopt(self, episode_id: str) -> None:
         """Make ``episode_id`` the main episode (the old one is closed)."""
@@ -94,17 +93,17 @@ class TaskState:
     async def settle(self, previous: str, keep: bool) -> None:
         """Keep the branch as the main episode, or drop it and go back to ``previous``."""
         if keep:
-            await self.registry.close(previous)
+            await self.host.close(previous)
         else:
             await self.adopt(previous)
 
     async def diff(self) -> StateDiff:
         assert self.episode_id is not None
-        return await self.registry.diff(self.episode_id)
+        return await self.host.diff(self.episode_id)
 
     async def fingerprint(self) -> str:
         assert self.episode_id is not None
-        return await self.registry.fingerprint(self.episode_id)
+        return await self.host.fingerprint(self.episode_id)
 
     async def _replayed(self, ops: list[RowOp], actions: list[TaskAction]) -> str | None:
         """A fresh episode of ``ops`` with ``actions`` replayed, or None when one of them now fails."""
@@ -114,11 +113,11 @@ class TaskState:
             return None  # the patch does not load next to the other setup rows
         for action in actions:
             try:
-                outcome = await self.registry.call(episode, action.tool, action.arguments)
+                outcome = await self.host.call(episode, action.tool, action.arguments)
             except EnvironmentFaultError:  # a tool that crashes on the patched rows: the patch is not usable
                 outcome = None
             if outcome is None or outcome.kind is not OutcomeKind.success:
-                await self.registry.close(episode)
+                await self.host.close(episode)
                 return None
         return episode
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import RowOp
+from scaleenv_mcp.state.model import RowOp
 
 __all__ = ["Neighborhood", "World"]
 

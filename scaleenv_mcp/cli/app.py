@@ -37,6 +37,6 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 def main() -> None:
-    from scaleenv_mcp.cli.output import run_app
+    from scaleenv_mcp.console import run_app
 
     run_app(app, "scaleenv")

@@ -34,7 +34,7 @@ def bench(
     """
     import sys
 
-    from scaleenv_mcp.cli.output import console, fail, print_json
+    from scaleenv_mcp.console import console, fail, print_json
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
 

@@ -28,10 +28,10 @@ def call(
 
     import anyio
 
-    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
+    from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json
     from scaleenv_mcp.episodes.trace import OutcomeKind
     from scaleenv_mcp.errors import ScaleEnvError, UnknownTaskError, UnknownToolError, UsageError
-    from scaleenv_mcp.host.session import one_call
+    from scaleenv_mcp.host.shell import one_call
 
     try:
         arguments = json.loads(args)
@@ -72,9 +72,9 @@ def shell(
     """
     import anyio
 
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.errors import ScaleEnvError, UnknownTaskError
-    from scaleenv_mcp.host.session import run_shell
+    from scaleenv_mcp.host.shell import run_shell
 
     try:
         anyio.run(run_shell, domain, task, domains_dir)

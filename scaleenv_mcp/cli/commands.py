@@ -25,5 +25,5 @@ def register(app: typer.Typer) -> None:
     app.command("soak")(soak.soak)
     app.command("ui")(ui.ui)
     for name, command in (("eval", forwarded.eval_command), ("generate", forwarded.generate_command),
-                          ("doctor", forwarded.doctor_command)):
+                          ("doctor", forwarded.doctor_command), ("relay", forwarded.relay_command)):
         app.command(name, add_help_option=False, context_settings=forwarded.FORWARDED_SETTINGS)(command)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import typer
 
-__all__ = ["FORWARDED_SETTINGS", "doctor_command", "eval_command", "generate_command"]
+__all__ = ["FORWARDED_SETTINGS", "doctor_command", "eval_command", "generate_command", "relay_command"]
 
 FORWARDED_SETTINGS = {"ignore_unknown_options": True, "allow_extra_args": True}
 
@@ -28,5 +28,12 @@ def doctor_command(ctx: typer.Context) -> None:
 def generate_command(ctx: typer.Context) -> None:
     """Grow a new, validated domain from a keyword with any OpenAI-compatible LLM (`scaleenv generate --help`)."""
     from generator.cli import main
+
+    main(list(ctx.args))
+
+
+def relay_command(ctx: typer.Context) -> None:
+    """An OpenAI-compatible endpoint on 127.0.0.1 answered through files, recording cassettes (`scaleenv relay --help`)."""
+    from generator.relay import main
 
     main(list(ctx.args))

@@ -34,7 +34,7 @@ def graph(
 
     from generator.graph import build_graph, write_graph
     from generator.graph_render import render_mermaid, render_svg
-    from scaleenv_mcp.cli.output import console, fail, print_json, table
+    from scaleenv_mcp.console import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
@@ -49,7 +49,7 @@ def graph(
             raise UsageError(f"--observed {observed}: {exc}") from None
     except ScaleEnvError as error:
         fail(error)
-    from scaleenv_mcp.cli.output import err_console
+    from scaleenv_mcp.console import err_console
     from scaleenv_mcp.domain.catalog import is_installed
 
     document = build_graph(package.manifest, seen)

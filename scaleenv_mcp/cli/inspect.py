@@ -14,9 +14,9 @@ __all__ = ["domains", "mcp_config", "tools"]
 
 def domains(json_output: JsonOption = False, domains_dir: DomainsDirOption = None) -> None:
     """List the installed domains with their size, tasks and validation status."""
-    from scaleenv_mcp.cli.output import print_json, table
+    from scaleenv_mcp.console import print_json, table
     from scaleenv_mcp.domain.catalog import find_domains
-    from scaleenv_mcp.domain.inventory import describe_domain
+    from scaleenv_mcp.procedural.inventory import describe_domain
 
     entries = [describe_domain(path) for path in find_domains(domains_dir).values()]
     if json_output:
@@ -36,7 +36,7 @@ def tools(domain: Annotated[str, typer.Argument(help="Domain slug or path.")],
       scaleenv tools smart_home
       scaleenv tools smart_home create_room
     """
-    from scaleenv_mcp.cli.output import console, fail, print_json, table
+    from scaleenv_mcp.console import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
     from scaleenv_mcp.domain.tool_help import example_fields, parameter_summary, tool_help
@@ -83,7 +83,7 @@ def mcp_config(
     """
     import sys
 
-    from scaleenv_mcp.cli.output import console, fail, print_json
+    from scaleenv_mcp.console import console, fail, print_json
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
 
@@ -109,8 +109,8 @@ def mcp_config(
     try:
         if install not in CLIENTS:
             raise UsageError(f"unknown client {install!r}: choose one of {', '.join(CLIENTS)}")
-        key, entry = client_entry(install, None if url else command, url)  # type: ignore[arg-type]
-        target = config_file or default_config_path(install)  # type: ignore[arg-type]
+        key, entry = client_entry(install, None if url else command, url)
+        target = config_file or default_config_path(install)
         done = install_entry(target, key, name, entry)
     except (ScaleEnvError, OSError) as error:
         fail(error)

@@ -13,6 +13,7 @@ from scaleenv_mcp.cli.options import DomainsDirOption
 
 if TYPE_CHECKING:
     from scaleenv_mcp.host.bind import BoundSockets
+    from scaleenv_mcp.host.control import MountFactory
     from scaleenv_mcp.settings import HostSettings
 
 __all__ = ["serve"]
@@ -61,7 +62,7 @@ def serve(
     """
     import anyio
 
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.settings import HostSettings
 
@@ -79,7 +80,7 @@ def serve(
         bound = _bind_and_say_where(settings)  # before the MCP stack is imported: the port is ours at once
         from scaleenv_mcp.host.listeners import serve_http
 
-        mounts = None
+        mounts: list[MountFactory] | None = None
         if not no_ui and settings.control_port is not None:
             from clients.webui import ui_mount  # the web view: the top layer, reached only from here
 

@@ -35,7 +35,7 @@ def soak(
 
     import anyio
 
-    from scaleenv_mcp.cli.output import print_json
+    from scaleenv_mcp.console import print_json
     from scaleenv_mcp.soak.report import render_reliability
     from scaleenv_mcp.soak.run import DEFAULT_DOMAINS, SoakConfig, run_soak, summary_lines
 

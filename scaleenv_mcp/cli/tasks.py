@@ -42,7 +42,7 @@ def synth(
     from rich.progress import Progress
 
     from generator.tasks import synthesize_tasks
-    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json, table
+    from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
 
@@ -100,7 +100,7 @@ def report(
     """Diversity and realism of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings,
     internal ids in the user's words, principals acting, one-call tasks, gold length, reads."""
     from generator.diversity import diversity_report
-    from scaleenv_mcp.cli.output import console, print_json, table
+    from scaleenv_mcp.console import console, print_json, table
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     result = diversity_report(package.manifest, loaded, package.seed)
@@ -140,7 +140,7 @@ def list_tasks(
 ) -> None:
     """One row per task: the id that `call --task`, `shell --task` and `serve --stdio --task` take, its split,
     difficulty and the user's opening line."""
-    from scaleenv_mcp.cli.output import print_json, table
+    from scaleenv_mcp.console import print_json, table
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     rows = [{"id": t.id, "split": t.split, "difficulty": t.difficulty, "opening": t.user.opening} for t in loaded]
@@ -166,7 +166,7 @@ def sample(
     import sys
 
     from generator.samples import render_markdown, sample_tasks
-    from scaleenv_mcp.cli.output import print_json
+    from scaleenv_mcp.console import print_json
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     chosen = sample_tasks(loaded, n, seed)
@@ -186,7 +186,7 @@ def restamp(
 ) -> None:
     """Replay every task's gold actions and rewrite only its gold.fingerprint (after the fingerprint's
     definition changed); every other byte of the file stays. Exits 1 when a replay failed (its line is kept)."""
-    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json
+    from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
     from verifier.restamp import restamp as run_restamp
@@ -208,11 +208,11 @@ def restamp(
 
 def _package_and_tasks(domain: str, tasks: Path | None, domains_dir: list[Path] | None) -> tuple[Any, list[Any]]:
     """The domain package and its tasks (or those of ``tasks``); else the error, printed, and its exit code."""
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
+    from scaleenv_mcp.domain.task_file import load_tasks
     from scaleenv_mcp.errors import ScaleEnvError
-    from verifier.verify import load_tasks
 
     try:
         package = load_domain(resolve_domain_path(domain, domains_dir))

@@ -29,7 +29,7 @@ def ui(
       scaleenv ui                          # a login link into the running `scaleenv serve`
       scaleenv ui --results runs/          # eval runs only, no host needed
     """
-    from scaleenv_mcp.cli.output import fail
+    from scaleenv_mcp.console import fail
     from scaleenv_mcp.errors import ScaleEnvError
 
     try:

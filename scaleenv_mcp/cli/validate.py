@@ -39,7 +39,7 @@ def validate(
     import anyio
     from rich.progress import Progress
 
-    from scaleenv_mcp.cli.output import EXIT_BAD, console, fail, print_json, table
+    from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.procedural.validate import validate_domain

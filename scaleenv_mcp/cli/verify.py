@@ -32,7 +32,7 @@ def verify(
     import anyio
     from rich.progress import Progress
 
-    from scaleenv_mcp.cli.output import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
+    from scaleenv_mcp.console import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
     from verifier.verify import verify_domain
@@ -63,8 +63,8 @@ def verify(
             table(f"{report.domain}: failed tasks", ["task", "failed gates", "detail"],
                   [[v.task_id, ", ".join(v.failed_gates), next((g.detail for g in v.gates if not g.passed), "")[:120]]
                    for v in failed[:50]])
-        verdict = "[green]PASSED[/]" if not failed else "[red]FAILED[/]"
-        console.print(f"{verdict} {report.passed}/{report.tasks} tasks over {report.transport} in {report.seconds} s "
+        outcome = "[green]PASSED[/]" if not failed else "[red]FAILED[/]"
+        console.print(f"{outcome} {report.passed}/{report.tasks} tasks over {report.transport} in {report.seconds} s "
                       f"({report.tasks_per_second} tasks/s)"
                       + (f"; failures by gate: {report.failures_by_gate}" if report.failures_by_gate else ""))
     if report.environment_errors:

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scaleenv_mcp.domain.cases import CaseExpectation, CaseFixture, TestSuite, ToolCase
 from scaleenv_mcp.domain.manifest import (
     ActingSpec,
     ColumnSpec,
@@ -30,9 +31,9 @@ from scaleenv_mcp.domain.manifest import (
     ToolSpec,
     ViolationSpec,
 )
-from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskAction, TaskMeta, UserSpec, VerifiedRecord
-from scaleenv_mcp.procedural.cases import CaseExpectation, CaseFixture, TestSuite, ToolCase
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskAction, TaskMeta, UserSpec, VerifiedRecord
 from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
+from scaleenv_mcp.state.model import RowOp
 
 __all__ = ["acting_block", "render_acting_tables", "render_format_doc", "write_docs"]
 
@@ -53,7 +54,7 @@ _SECTIONS: list[tuple[str, str, list[type[BaseModel]]]] = [
 
 def _type(schema: dict[str, Any]) -> str:
     if "$ref" in schema:
-        return schema["$ref"].split("/")[-1]
+        return str(schema["$ref"]).split("/")[-1]
     if "anyOf" in schema:
         return " or ".join(_type(s) for s in schema["anyOf"])
     if "enum" in schema:

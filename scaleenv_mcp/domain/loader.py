@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from scaleenv_mcp.domain.manifest import DomainManifest, TableSpec
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.errors import DomainError
 
 __all__ = ["PACKAGE_FILES", "DomainPackage", "load_domain", "package_hash"]
@@ -58,26 +59,10 @@ class DomainPackage:
     def tasks(self) -> dict[str, Task]:
         """Tasks of ``tasks.jsonl`` by id (empty when the package has none yet)."""
         file = self.path / "tasks.jsonl"
-        if not file.exists():
-            return {}
-        tasks: dict[str, Task] = {}
-        for number, line in enumerate(file.read_text().splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                task = Task.model_validate_json(line)
-            except ValidationError as exc:
-                raise DomainError("tasks.jsonl", _first_error(exc), field=f"line {number}") from exc
-            tasks[task.id] = task
-        return tasks
+        return {task.id: task for task in load_tasks(file)} if file.exists() else {}
 
     def row_count(self) -> int:
         return sum(len(rows) for rows in self.seed.values())
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    return f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}"
 
 
 def _read_json(path: Path) -> Any:

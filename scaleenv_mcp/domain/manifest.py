@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from enum import Enum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX, RewardPolicy
 
 __all__ = [
     "ActingSpec",
@@ -26,7 +27,6 @@ __all__ = [
     "PrincipalSpec",
     "Provenance",
     "QuestionSpec",
-    "RewardPolicy",
     "TableSpec",
     "TextFitSpec",
     "ToolSpec",
@@ -35,20 +35,11 @@ __all__ = [
 
 SLUG_PATTERN = r"^[a-z][a-z0-9_]*$"
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
-INTERNAL_TABLE_PREFIX = "_scaleenv_"
 ERROR_CODES = ("not_found", "invalid_argument", "conflict", "not_permitted", "permission_denied")
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class RewardPolicy(str, Enum):
-    """How the reward compares a column between the agent's end state and the gold one."""
-
-    exempt = "exempt"
-    hard = "hard"
-    semantic = "semantic"
 
 
 class Provenance(_Strict):

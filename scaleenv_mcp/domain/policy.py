@@ -33,7 +33,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel, Field
 
 from scaleenv_mcp import toolkit
-from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
 
 __all__ = ["ALLOWED_BUILTINS", "ALLOWED_IMPORTS", "POLICY_VERSION", "PolicyReport", "PolicyViolation", "check_policy"]
 
@@ -341,14 +341,14 @@ class _Checker(ast.NodeVisitor):
         self.scopes.pop()
 
     def visit_loop(self, node: ast.For | ast.While) -> None:
-        for child in [node.target, node.iter] if isinstance(node, ast.For) else [node.test]:
-            self.visit(child)
+        for part in [node.target, node.iter] if isinstance(node, ast.For) else [node.test]:
+            self.visit(part)
         self.blocks.append("loop")
-        for child in node.body:
-            self.visit(child)
+        for statement in node.body:
+            self.visit(statement)
         self.blocks.pop()
-        for child in node.orelse:
-            self.visit(child)
+        for statement in node.orelse:
+            self.visit(statement)
 
     visit_For = visit_While = visit_loop
 
@@ -429,9 +429,9 @@ class _Checker(ast.NodeVisitor):
                     self.add(node, rule, reason)
         params = call.args[position + 1] if len(call.args) > position + 1 else next(
             (k.value for k in call.keywords if k.arg == "params"), None)
-        for node in ast.walk(params) if params is not None else ():
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _NOW_STRING.fullmatch(node.value):
-                self.add(node, "wall_clock", f"SQL parameter {node.value!r} reads the host clock or time zone; use ctx.now")
+        for inner in ast.walk(params) if params is not None else ():
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and _NOW_STRING.fullmatch(inner.value):
+                self.add(inner, "wall_clock", f"SQL parameter {inner.value!r} reads the host clock or time zone; use ctx.now")
 
     def sql_literals(self, node: ast.expr | None) -> list[tuple[ast.expr, str]] | None:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -1,7 +1,7 @@
-"""The pinned task model (one JSON object per line of ``tasks.jsonl``) and row operations.
+"""The pinned task model (one JSON object per line of ``tasks.jsonl``).
 
-Row operations are shared by task setups and procedural-test fixtures: one way to say
-"this world, plus these rows". Tasks carry no timestamps, so the same synthesis seed gives
+Row operations (``state.model.RowOp``) are shared by task setups and procedural-test
+fixtures: one way to say "this world, plus these rows". Tasks carry no timestamps, so the same synthesis seed gives
 byte-identical files (``Task.to_line``).
 """
 
@@ -10,34 +10,16 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.state.model import RowOp
 
-__all__ = ["GoldSpec", "PersonaRef", "RowOp", "Task", "TaskAction", "TaskMeta", "UserSpec", "VerifiedRecord"]
+__all__ = ["GoldSpec", "PersonaRef", "Task", "TaskAction", "TaskMeta", "UserSpec", "VerifiedRecord"]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class RowOp(_Model):
-    op: Literal["insert", "update", "delete"] = Field(description="What to do to one row.")
-    table: str = Field(description="Target table.")
-    row: dict[str, Any] | None = Field(default=None, description="insert: the full row.")
-    key: dict[str, Any] | None = Field(default=None, description="update/delete: primary-key columns and values.")
-    values: dict[str, Any] | None = Field(default=None, description="update: the columns to set.")
-    distractor: bool = Field(default=False, description="True for rows that exist only to make the agent filter.")
-
-    @model_validator(mode="after")
-    def _shape(self) -> RowOp:
-        if self.op == "insert" and not self.row:
-            raise ValueError("insert needs row")
-        if self.op in ("update", "delete") and not self.key:
-            raise ValueError(f"{self.op} needs key")
-        if self.op == "update" and not self.values:
-            raise ValueError("update needs values")
-        return self
 
 
 class UserSpec(_Model):

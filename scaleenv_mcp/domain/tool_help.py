@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
-from scaleenv_mcp.domain.task import RowOp
+from scaleenv_mcp.state.model import RowOp
 
 if TYPE_CHECKING:
-    from scaleenv_mcp.procedural.cases import ToolCase
+    from scaleenv_mcp.domain.cases import ToolCase
 
 __all__ = ["example_case", "example_fields", "fixture_line", "parameter_lines", "parameter_summary", "tool_help",
            "type_of"]
@@ -27,7 +27,7 @@ __all__ = ["example_case", "example_fields", "fixture_line", "parameter_lines", 
 def example_case(package: DomainPackage, tool: str) -> ToolCase | None:
     """The first success case of ``tool`` on the plain seed; else the first on the seed with fixture
     rows (no case of the tool succeeds on the seed as shipped); None when it has no success case."""
-    from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite
+    from scaleenv_mcp.domain.cases import CaseOutcome, TestSuite
 
     file = package.path / "tests.json"
     if not file.exists():

@@ -66,7 +66,7 @@ class ToolSignature(BaseModel):
     params: list[ParamInfo] = Field(description="Parameters after ctx, in declaration order (keyword-only last).")
 
 
-def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> dict[str, Callable[..., dict]]:
+def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> dict[str, Callable[..., dict[str, Any]]]:
     """Check, compile and execute a tools module; return the named tool functions.
 
     Use it wherever tool code must run (workers, the procedural-test engine). Helper
@@ -91,7 +91,7 @@ def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> di
         first = report.violations[0].line
         raise ToolLoadError(filename, f"refused by the tool policy: {listed}", first, report.violations)
     namespace = _execute_module(source, filename)
-    functions: dict[str, Callable[..., dict]] = {}
+    functions: dict[str, Callable[..., dict[str, Any]]] = {}
     for name in tool_names:
         obj = namespace.get(name)
         # A function defined in this module has this namespace as its globals; an imported

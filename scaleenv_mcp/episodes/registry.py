@@ -126,7 +126,7 @@ class EpisodeRegistry:
             raise UsageError(f"domain {slug!r} is not served here (served: {', '.join(sorted(self.domains))})") from None
 
     # -- worker plumbing --------------------------------------------------------------------
-    async def _request(self, worker: WorkerHandle, message: tuple, *, timeout: float | None = None) -> Any:
+    async def _request(self, worker: WorkerHandle, message: tuple[Any, ...], *, timeout: float | None = None) -> Any:
         """One request to a worker. A lost worker is replaced and its episodes rebuilt by the
         pool before any request queued behind this one runs (``_rebuild``)."""
         try:
@@ -314,16 +314,19 @@ class EpisodeRegistry:
     async def fingerprint(self, episode_id: str, full: bool = False) -> str:
         """The state's fingerprint, from its change set; ``full`` recomputes it from every row (the reference)."""
         episode = self.get(episode_id)
-        return await self._request(episode.worker, ("fingerprint", episode_id, full))
+        fingerprint: str = await self._request(episode.worker, ("fingerprint", episode_id, full))
+        return fingerprint
 
     async def state_stats(self, episode_id: str) -> dict[str, int]:
         """How many of the episode's fingerprints and diffs came from its change set, and how many from a full scan."""
         episode = self.get(episode_id)
-        return await self._request(episode.worker, ("episode_stats", episode_id))
+        stats: dict[str, int] = await self._request(episode.worker, ("episode_stats", episode_id))
+        return stats
 
     async def dump(self, episode_id: str, tables: list[str] | None = None) -> dict[str, Any]:
         episode = self.get(episode_id)
-        return await self._request(episode.worker, ("dump", episode_id, tables))
+        dump: dict[str, Any] = await self._request(episode.worker, ("dump", episode_id, tables))
+        return dump
 
     async def diff(self, episode_id: str, against: str | None = None, full: bool = False) -> StateDiff:
         """Diff from the start state, or from a snapshot id, or from another episode id.

@@ -11,13 +11,12 @@ limit, with the reason), 400 (usage), 500 (environment; never a traceback).
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,10 +24,9 @@ from pydantic import BaseModel, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp
 
-from scaleenv_mcp.episodes.registry import Episode
 from scaleenv_mcp.errors import (
     CapacityError,
     EnvironmentFaultError,
@@ -119,14 +117,11 @@ def error_response(error: Exception) -> JSONResponse:
 
 
 class _Routes:
-    def __init__(self, host: Host, settings: HostSettings, agent_base: str) -> None:
-        self.host = host
-        self.registry = host.registry
-        self.settings = settings
-        self.agent_base = agent_base
+    """Each endpoint is one call of the host's public episode API (``EpisodeControl``), its model as JSON."""
 
-    def info(self, episode: Episode) -> dict[str, Any]:
-        return models.EpisodeInfo(**episode.summary(), agent_url=f"{self.agent_base}/mcp/episodes/{episode.id}").model_dump()
+    def __init__(self, host: Host, settings: HostSettings) -> None:
+        self.host = host
+        self.settings = settings
 
     async def body(self, request: Request, model: type[BaseModel]) -> Any:
         """The body as ``model``, read only up to the size limit (the declared length was checked before)."""
@@ -138,109 +133,80 @@ class _Routes:
             chunks.append(chunk)
         return model.model_validate_json(b"".join(chunks) or b"{}")
 
+    @staticmethod
+    def _json(model: BaseModel, status_code: int = 200) -> JSONResponse:
+        return JSONResponse(model.model_dump(mode="json"), status_code=status_code)
+
     async def create(self, request: Request) -> JSONResponse:
         spec = await self.body(request, models.CreateEpisodes)
         wanted = spec.episodes or ([models.EpisodeSpec(domain=spec.domain, task_id=spec.task_id)] * spec.count
                                    if spec.domain else None)
         if not wanted:
             raise UsageError("give domain (and optionally task_id, count) or episodes: [...]")
-        created: list[Episode] = []
-        try:
-            for item in wanted:
-                created.append(await self.registry.create(item.domain, item.task_id))
-        except ScaleEnvError:
-            for episode in created:  # all or nothing: a batch past the cap leaves nothing behind
-                await self.registry.close(episode.id)
-            raise
-        return JSONResponse({"episodes": [self.info(e) for e in created]}, status_code=201)
+        return self._json(models.EpisodeList(episodes=await self.host.create_many(wanted)), 201)
 
     async def list(self, request: Request) -> JSONResponse:
-        return JSONResponse({"episodes": [self.info(e) for e in self.registry.episodes.values() if not e.closed]})
+        return self._json(models.EpisodeList(episodes=await self.host.list_episodes()))
 
     async def get(self, request: Request) -> JSONResponse:
-        return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
+        return self._json(await self.host.get_episode(request.path_params["id"]))
 
     async def close(self, request: Request) -> Response:
-        await self.registry.close(request.path_params["id"])
+        await self.host.close(request.path_params["id"])
         return Response(status_code=204)
 
     async def reset(self, request: Request) -> JSONResponse:
-        await self.registry.reset(request.path_params["id"])
-        return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
+        return self._json(await self.host.reset(request.path_params["id"]))
 
     async def snapshot(self, request: Request) -> JSONResponse:
         body = await self.body(request, models.SnapshotRequest)
-        snapshot_id = await self.registry.snapshot(request.path_params["id"], pinned=body.pinned)
-        return JSONResponse({"snapshot_id": snapshot_id}, status_code=201)
+        snapshot_id = await self.host.snapshot(request.path_params["id"], pinned=body.pinned)
+        return self._json(models.SnapshotBody(snapshot_id=snapshot_id), 201)
 
     async def delete_snapshot(self, request: Request) -> Response:
-        self.registry.delete_snapshot(request.path_params["id"])
+        await self.host.delete_snapshot(request.path_params["id"])
         return Response(status_code=204)
 
     async def restore(self, request: Request) -> JSONResponse:
         body = await self.body(request, models.RestoreBody)
-        await self.registry.restore(request.path_params["id"], body.snapshot_id)
-        return JSONResponse(self.info(self.registry.get(request.path_params["id"])))
+        return self._json(await self.host.restore(request.path_params["id"], body.snapshot_id))
 
     async def fork(self, request: Request) -> JSONResponse:
-        return JSONResponse(self.info(await self.registry.fork(request.path_params["id"])), status_code=201)
+        return self._json(await self.host.fork(request.path_params["id"]), 201)
 
     async def fingerprint(self, request: Request) -> JSONResponse:
-        return JSONResponse({"fingerprint": await self.registry.fingerprint(request.path_params["id"])})
+        return self._json(models.FingerprintBody(fingerprint=await self.host.fingerprint(request.path_params["id"])))
 
     async def tables(self, request: Request) -> JSONResponse:
         names = request.query_params.getlist("table") or None
-        return JSONResponse({"tables": await self.registry.dump(request.path_params["id"], names)})
+        return JSONResponse({"tables": await self.host.tables(request.path_params["id"], names)})
 
     async def diff(self, request: Request) -> JSONResponse:
-        against = request.query_params.get("against")
-        diff = await self.registry.diff(request.path_params["id"], against)
-        return JSONResponse(diff.model_dump(mode="json"))
+        return self._json(await self.host.diff(request.path_params["id"], request.query_params.get("against")))
 
     async def reward(self, request: Request) -> JSONResponse:
-        return JSONResponse((await self.registry.reward(request.path_params["id"])).model_dump(mode="json"))
+        return self._json(await self.host.reward(request.path_params["id"]))
 
     async def reward_told(self, request: Request) -> JSONResponse:
         body = await self.body(request, models.RewardRequest)
-        report = await self.registry.reward(request.path_params["id"], body.messages)
-        return JSONResponse(report.model_dump(mode="json"))
+        return self._json(await self.host.reward(request.path_params["id"], body.messages))
 
     async def rewards(self, request: Request) -> JSONResponse:
         body = await self.body(request, models.RewardBatchRequest)
-        results = await asyncio.gather(*(self.registry.reward(e) for e in body.episode_ids), return_exceptions=True)
-        rewards: dict[str, Any] = {}
-        errors: dict[str, dict[str, str]] = {}
-        for episode_id, result in zip(body.episode_ids, results):
-            if isinstance(result, RewardReport):
-                rewards[episode_id] = result.model_dump(mode="json")
-            else:
-                rewards[episode_id] = None
-                errors[episode_id] = ({"code": result.code, "message": result.message} if isinstance(result, ScaleEnvError)
-                                      else {"code": "internal", "message": "internal error"})
-        return JSONResponse({"rewards": rewards, "errors": errors})
+        return self._json(await self.host.rewards(body.episode_ids))
 
     async def trace(self, request: Request) -> JSONResponse:
-        episode = self.registry.get(request.path_params["id"])
-        return JSONResponse({"trace": [r.model_dump(mode="json") for r in episode.trace]})
+        return self._json(models.TraceBody(trace=await self.host.trace(request.path_params["id"])))
 
     async def keyed(self, request: Request) -> JSONResponse:
-        episode_id = self.host.keyed.lookup(request.path_params["slug"], request.path_params["key"])
-        return JSONResponse(self.info(self.registry.get(episode_id)))
+        return self._json(await self.host.keyed_episode(request.path_params["slug"], request.path_params["key"]))
 
     async def tasks(self, request: Request) -> JSONResponse:
-        runtime = self.registry.domain(request.path_params["slug"])
-        split = request.query_params.get("split")
-        cards = [models.TaskCard(id=t.id, domain=t.domain, split=t.split, difficulty=t.difficulty, kind=t.kind,
-                                 opening=t.user.opening, instruction=t.user.instruction, known=t.user.known,
-                                 withheld=t.user.withheld, actions=[a.model_dump(mode="json") for a in t.actions],
-                                 communicate=t.communicate)
-                 for t in sorted(runtime.package.tasks.values(), key=lambda t: t.id) if split in (None, t.split)]
-        return JSONResponse(models.TaskList(tasks=cards).model_dump(mode="json"))
+        cards = await self.host.tasks(request.path_params["slug"], request.query_params.get("split"))
+        return self._json(models.TaskList(tasks=cards))
 
     async def domains(self, request: Request) -> JSONResponse:
-        return JSONResponse({"domains": [
-            {"slug": r.slug, "title": r.manifest.title, "tools": len(r.manifest.tools), "tasks": len(r.package.tasks)}
-            for r in self.registry.domains.values()]})
+        return self._json(models.DomainList(domains=await self.host.domains()))
 
 
 # (method, path, handler name, summary, request model, response model, success status)
@@ -305,7 +271,8 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
                       mounts: list[MountFactory] | None = None) -> tuple[Starlette, str, Path, list[ControlMount]]:
     """The control app, its token, the token file and the mounts built (each served under its path)."""
     token, token_path = write_token(settings)
-    routes = _Routes(host, settings, agent_base or f"http://{settings.host}:{settings.port}")
+    host.agent_url = agent_base or f"http://{settings.host}:{settings.port}"
+    routes = _Routes(host, settings)
     openapi = build_openapi()
 
     def too_large(request: Request) -> bool:
@@ -316,7 +283,7 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
         return not is_allowed(request.headers.get("host"), request.headers.get("origin"), settings.host,
                               settings.allowed_origins)
 
-    def guarded(name: str):
+    def guarded(name: str) -> Callable[[Request], Awaitable[Response]]:
         handler = getattr(routes, name)
 
         async def endpoint(request: Request) -> Response:
@@ -330,7 +297,8 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
                                                            f"{settings.max_request_bytes}-byte limit (by its "
                                                            "Content-Length; nothing was read)"))
             try:
-                return await handler(request)
+                response: Response = await handler(request)
+                return response
             except (ScaleEnvError, ValidationError) as error:
                 return error_response(error)
             except json.JSONDecodeError:
@@ -347,7 +315,7 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
             return _error(403, "forbidden", "Host or Origin not allowed")
         return JSONResponse(openapi)
 
-    app_routes = [Route("/openapi.json", openapi_doc, methods=["GET"])]
+    app_routes: list[BaseRoute] = [Route("/openapi.json", openapi_doc, methods=["GET"])]
     app_routes += [Route(path, guarded(name), methods=[method]) for method, path, name, *_ in _ENDPOINTS]
     built = [factory(host, settings, token) for factory in mounts or []]
     app_routes += [Mount(mount.path, app=mount.app) for mount in built]

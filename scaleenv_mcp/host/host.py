@@ -1,7 +1,10 @@
 """The in-process host: domains, worker pool and episode registry, started and stopped together.
 
-This is the Python API for tests and RL code (``async with Host.running(...) as host``), and
-what ``scaleenv serve`` runs behind its listeners. It never imports the generator or openai.
+This is the Python API for tests, synthesis, verification and RL code (``async with
+Host.running(...) as host``), and what ``scaleenv serve`` runs behind its listeners. Its
+episode methods are the control API's operations with the same models (``EpisodeControl``;
+``ControlClient`` is their HTTP twin), plus ``call`` and task staging, which only an
+in-process host offers. It never imports the generator or openai.
 """
 
 from __future__ import annotations
@@ -9,20 +12,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp
 
 from scaleenv_mcp.domain.catalog import find_domains
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
+from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.episodes.keyed import KeyedEpisodes
 from scaleenv_mcp.episodes.registry import Episode, EpisodeOrigin, EpisodeRegistry
-from scaleenv_mcp.errors import DomainError
+from scaleenv_mcp.episodes.trace import CallOutcome, TraceRecord
+from scaleenv_mcp.errors import DomainError, ScaleEnvError
+from scaleenv_mcp.host.control_models import DomainInfo, EpisodeInfo, EpisodeSpec, ErrorInfo, RewardBatch, TaskCard
 from scaleenv_mcp.host.server import build_domain_server
 from scaleenv_mcp.procedural.cache import ValidationCache, validation_key
 from scaleenv_mcp.settings import HostSettings
+from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.state.reward import RewardReport
 from scaleenv_mcp.workers.pool import WorkerPool
 
 __all__ = ["Host"]
@@ -49,8 +57,9 @@ class Host:
                                max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096,
                                max_result_bytes=self.settings.max_result_bytes,
                                check_outputs=self.settings.check_outputs)
-        self.registry = EpisodeRegistry(self.pool, self.settings)
-        self.keyed = KeyedEpisodes(self.registry, self.settings)  # /mcp/{domain}/s/{key}, also read by the control API
+        self.registry = EpisodeRegistry(self.pool, self.settings)  # internal: callers use the methods below
+        self.keyed = KeyedEpisodes(self.registry, self.settings)  # internal: /mcp/{domain}/s/{key} (host/http.py)
+        self.agent_url: str | None = None  # the agent listener, while one serves this host (EpisodeInfo.agent_url)
         self.status: dict[str, str] = {}  # slug -> online | validating | broken: ... | failed validation: ... | rejected: ...
         self.validations = ValidationCache(self.settings.state_dir)
         self._reaper: asyncio.Task[None] | None = None
@@ -182,10 +191,153 @@ class Host:
             if closed:
                 log.info("closed %d idle episodes", len(closed))
 
-    # -- conveniences for Python callers ----------------------------------------------------
+    # -- the public episode API (EpisodeControl, plus what only an in-process host can do) ----
+    # Every package above the core drives episodes through these methods, never through the
+    # registry or the pool (tests/contract/test_layers_and_api.py fails on a reach-in).
+    def _info(self, episode: Episode) -> EpisodeInfo:
+        url = f"{self.agent_url}/mcp/episodes/{episode.id}" if self.agent_url else ""
+        return EpisodeInfo(**episode.summary(), agent_url=url)
+
+    async def domains(self) -> list[DomainInfo]:
+        return [DomainInfo(slug=r.slug, title=r.manifest.title, tools=len(r.manifest.tools), tasks=len(r.package.tasks))
+                for r in self.registry.domains.values()]
+
     async def create_episode(self, domain: str, task_id: str | None = None,
-                             origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
-        return await self.registry.create(domain, task_id, origin)
+                             origin: EpisodeOrigin = EpisodeOrigin.harness) -> EpisodeInfo:
+        """One fresh episode of ``domain``, from its seed or from the task ``task_id``."""
+        return self._info(await self.registry.create(domain, task_id, origin))
+
+    async def create_episodes(self, domain: str, task_id: str | None = None, count: int = 1) -> list[EpisodeInfo]:
+        """``count`` fresh episodes of one domain, from its seed or from a task; all or nothing."""
+        return await self.create_many([EpisodeSpec(domain=domain, task_id=task_id)] * count)
+
+    async def create_many(self, specs: Iterable[EpisodeSpec | dict[str, Any]]) -> list[EpisodeInfo]:
+        """One episode per spec (``{"domain", "task_id"}``); all or nothing: a batch past the cap leaves nothing."""
+        created: list[Episode] = []
+        try:
+            for spec in specs:
+                item = spec if isinstance(spec, EpisodeSpec) else EpisodeSpec.model_validate(spec)
+                created.append(await self.registry.create(item.domain, item.task_id))
+        except ScaleEnvError:
+            for episode in created:
+                await self.registry.close(episode.id)
+            raise
+        return [self._info(e) for e in created]
+
+    async def list_episodes(self) -> list[EpisodeInfo]:
+        """The live episodes, in the order they were created."""
+        return [self._info(e) for e in self.registry.episodes.values() if not e.closed]
+
+    async def get_episode(self, episode_id: str) -> EpisodeInfo:
+        return self._info(self.registry.get(episode_id))
+
+    async def keyed_episode(self, domain: str, key: str) -> EpisodeInfo:
+        """The episode a key of ``/mcp/{domain}/s/{key}`` holds, without creating one.
+
+        Raises:
+            EpisodeExpiredError: its episode expired or was closed. EpisodeNotFoundError: never used.
+        """
+        return self._info(self.registry.get(self.keyed.lookup(domain, key)))
+
+    async def tasks(self, domain: str, split: str | None = None) -> list[TaskCard]:
+        """A domain's tasks as a harness runs them (the user's side and the reference actions), by id."""
+        return [TaskCard(id=t.id, domain=t.domain, split=t.split, difficulty=t.difficulty, kind=t.kind,
+                         opening=t.user.opening, instruction=t.user.instruction, known=t.user.known,
+                         withheld=t.user.withheld, actions=[a.model_dump(mode="json") for a in t.actions],
+                         communicate=t.communicate)
+                for t in sorted(self.registry.domain(domain).package.tasks.values(), key=lambda t: t.id)
+                if split in (None, t.split)]
+
+    async def call(self, episode_id: str, tool: str, arguments: dict[str, Any] | None = None) -> CallOutcome:
+        """Run one tool call on the episode, without MCP (what synthesis and the determinism gate do).
+
+        Raises:
+            UnknownToolError, EpisodeNotFoundError, LimitExceededError, EnvironmentFaultError.
+        """
+        return await self.registry.call(episode_id, tool, arguments)
+
+    async def close(self, episode_id: str) -> None:
+        await self.registry.close(episode_id)
+
+    async def reset(self, episode_id: str) -> EpisodeInfo:
+        """Back to the start state; the trace and the call count are cleared."""
+        await self.registry.reset(episode_id)
+        return self._info(self.registry.get(episode_id))
+
+    async def snapshot(self, episode_id: str, pinned: bool = False) -> str:
+        return await self.registry.snapshot(episode_id, pinned=pinned)
+
+    async def delete_snapshot(self, snapshot_id: str) -> None:
+        self.registry.delete_snapshot(snapshot_id)
+
+    def snapshots(self, episode_id: str) -> list[str]:
+        """Ids of the snapshots taken of the episode that are still kept, sorted."""
+        return sorted(k for k, s in self.registry.snapshots.items() if s.owner == episode_id)
+
+    async def restore(self, episode_id: str, snapshot_id: str) -> EpisodeInfo:
+        await self.registry.restore(episode_id, snapshot_id)
+        return self._info(self.registry.get(episode_id))
+
+    async def fork(self, episode_id: str) -> EpisodeInfo:
+        """A new, independent episode with a copy of this one's state and trace."""
+        return self._info(await self.registry.fork(episode_id))
+
+    async def fingerprint(self, episode_id: str, full: bool = False) -> str:
+        """The state's fingerprint; ``full`` recomputes it from every row (the reference the determinism gate uses)."""
+        return await self.registry.fingerprint(episode_id, full=full)
+
+    async def tables(self, episode_id: str, names: Sequence[str] | None = None) -> dict[str, Any]:
+        return await self.registry.dump(episode_id, list(names) if names is not None else None)
+
+    async def diff(self, episode_id: str, against: str | None = None) -> StateDiff:
+        return await self.registry.diff(episode_id, against)
+
+    async def reward(self, episode_id: str, messages: Sequence[str] | None = None) -> RewardReport:
+        return await self.registry.reward(episode_id, list(messages) if messages is not None else None)
+
+    async def rewards(self, episode_ids: Sequence[str]) -> RewardBatch:
+        results = await asyncio.gather(*(self.registry.reward(e) for e in episode_ids), return_exceptions=True)
+        rewards: dict[str, RewardReport | None] = {}
+        errors: dict[str, ErrorInfo] = {}
+        for episode_id, result in zip(episode_ids, results):
+            if isinstance(result, RewardReport):
+                rewards[episode_id] = result
+                continue
+            rewards[episode_id] = None
+            errors[episode_id] = (ErrorInfo(code=result.code, message=result.message) if isinstance(result, ScaleEnvError)
+                                  else ErrorInfo(code="internal", message="internal error"))
+        return RewardBatch(rewards=rewards, errors=errors)
+
+    async def trace(self, episode_id: str) -> list[TraceRecord]:
+        return list(self.registry.get(episode_id).trace)
+
+    def package(self, domain: str) -> DomainPackage | None:
+        """The package served as ``domain`` (its manifest, seed and tasks, read only), or None when it is not online."""
+        runtime = self.registry.domains.get(domain)
+        return runtime.package if runtime is not None else None
+
+    def stage_tasks(self, domain: str, tasks: Iterable[Task]) -> None:
+        """Make ``tasks`` creatable on this host, replacing same-id tasks of the served package.
+
+        Tasks from a file other than the package's tasks.jsonl, or drafts during synthesis, are
+        put into the served package's task table here (episodes are created from a task id)."""
+        table = self.registry.domain(domain).package.tasks
+        for task in tasks:
+            table[task.id] = task
+
+    def unstage_tasks(self, domain: str, task_ids: Iterable[str]) -> None:
+        table = self.registry.domain(domain).package.tasks
+        for task_id in task_ids:
+            table.pop(task_id, None)
+
+    @property
+    def worker_count(self) -> int:
+        """Worker processes this host runs (episodes spread over them)."""
+        return self.pool.size
+
+    def worker_pids(self) -> list[int]:
+        """Process ids of the live workers (for memory measurements)."""
+        return [worker.pid for worker in self.pool.workers if worker.pid is not None]
 
     def episode_server(self, episode_id: str) -> Any:
         """A low-level MCP server bound to one episode (for stdio and in-memory clients)."""
@@ -199,3 +351,10 @@ class Host:
     def client(self, episode_id: str, **kwargs: Any) -> mcp.Client:
         """An in-memory MCP client bound to one episode: ``async with host.client(eid) as c``."""
         return mcp.Client(self.episode_server(episode_id), **kwargs)
+
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.host.episode_control import EpisodeControl
+
+    def _offers_episode_control(host: Host) -> EpisodeControl:  # the type checker holds Host to the Protocol
+        return host

@@ -123,7 +123,7 @@ class _DomainEndpoints:
         self.sessions: dict[str, str] = {}  # handshake session id -> episode id
         runtime = registry.domain(slug)
         security = transport_security(settings.host, settings.allowed_origins)
-        common = dict(json_response=True, security_settings=security, max_request_body_size=settings.max_request_bytes,
+        common: dict[str, Any] = dict(json_response=True, security_settings=security, max_request_body_size=settings.max_request_bytes,
                       session_idle_timeout=settings.idle_timeout)
         # Handshake sessions on /mcp/episodes/{id} serve harness-created episodes too, so the
         # interactive cap must not bound them (tests/integration/test_control_api.py).
@@ -145,7 +145,7 @@ class _DomainEndpoints:
         request = ctx.request
         if not isinstance(request, Request):
             raise EpisodeNotFoundError("no episode in the request")
-        return request.path_params["episode_id"]
+        return str(request.path_params["episode_id"])
 
     async def _interactive(self, ctx: ServerRequestContext[Any]) -> str:
         named = _named_episode(ctx)
@@ -211,8 +211,8 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings, keyed: Ke
         if served is None:
             await _jsonrpc_error(404, -32004, "unknown, expired or closed episode; create a new one")(scope, receive, send)
             return
-        if (receive := await _screened(scope, receive, send, settings.max_request_bytes)) is not None:
-            await served.episode_manager.handle_request(scope, receive, send)
+        if (screened := await _screened(scope, receive, send, settings.max_request_bytes)) is not None:
+            await served.episode_manager.handle_request(scope, screened, send)
 
     async def domain_route(scope: Scope, receive: Receive, send: Send) -> None:
         domain = scope["path_params"]["domain"]
@@ -229,9 +229,9 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings, keyed: Ke
             await _jsonrpc_error(429, -32005, f"interactive episode cap of {cap} reached; close sessions or wait "
                                  "for idle expiry (harness episodes have their own cap)")(scope, receive, send)
             return
-        if (receive := await _screened(scope, receive, send, settings.max_request_bytes)) is None:
+        if (screened := await _screened(scope, receive, send, settings.max_request_bytes)) is None:
             return
-        await served.interactive_manager.handle_request(scope, receive, send)
+        await served.interactive_manager.handle_request(scope, screened, send)
         if scope["method"] == "DELETE":
             await served.end_session(Request(scope).headers.get("mcp-session-id"))
 
@@ -254,9 +254,9 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings, keyed: Ke
         except ScaleEnvError as error:
             await _refused(error)(scope, receive, send)
             return
-        if (receive := await _screened(scope, receive, send, settings.max_request_bytes)) is not None:
+        if (screened := await _screened(scope, receive, send, settings.max_request_bytes)) is not None:
             scope = {**scope, "path_params": {**scope["path_params"], "episode_id": episode_id}}
-            await served.episode_manager.handle_request(scope, receive, send)
+            await served.episode_manager.handle_request(scope, screened, send)
 
     async def index(request: Request) -> JSONResponse:
         return JSONResponse({"domains": sorted(registry.domains),

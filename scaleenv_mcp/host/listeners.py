@@ -14,7 +14,7 @@ import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 
@@ -50,7 +50,7 @@ class _Server(uvicorn.Server):
         yield
 
 
-def _server(app: object) -> uvicorn.Server:
+def _server(app: Any) -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2,
                             limit_concurrency=None, timeout_keep_alive=120)
     return _Server(config)
@@ -66,6 +66,7 @@ async def serving(host: Host, settings: HostSettings | None = None, bound: Bound
     apps: list[tuple[object, socket.socket]] = [(build_agent_app(host.registry, settings, host.keyed), bound.agent)]
     control_url = token_path = token = ui_login_url = None
     agent_url = f"http://{display_host(settings.host)}:{bound.agent.getsockname()[1]}"
+    host.agent_url = agent_url  # the episodes' agent_url in the Host API's EpisodeInfo
     if bound.control is not None:
         from scaleenv_mcp.host.control import build_control_app
 
@@ -92,6 +93,11 @@ async def serving(host: Host, settings: HostSettings | None = None, bound: Bound
             sock.close()
 
 
+def _on_signal(name: str, caught: list[str], stop: asyncio.Event) -> None:
+    caught.append(name)
+    stop.set()
+
+
 async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = None,
                      domains: list[str] | None = None, bound: BoundSockets | None = None,
                      mounts: list[MountFactory] | None = None) -> None:
@@ -104,7 +110,7 @@ async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = No
     caught: list[str] = []
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, lambda signum=signum: (caught.append(signal.Signals(signum).name), stop.set()))
+        loop.add_signal_handler(signum, _on_signal, signal.Signals(signum).name, caught, stop)
     try:
         async with Host.running(settings, domain_dirs, domains, load=False) as host, \
                 serving(host, settings, bound, mounts) as listeners:

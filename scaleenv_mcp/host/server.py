@@ -41,7 +41,7 @@ def meta_value(ctx: ServerRequestContext[Any], key: str) -> str | None:
     """A string entry of the request's ``_meta`` (``scaleenv/episode``, ``scaleenv/call_id``), or None."""
     if ctx.meta is None:
         return None
-    extra = ctx.meta.model_extra or {} if hasattr(ctx.meta, "model_extra") else dict(ctx.meta)
+    extra = (getattr(ctx.meta, "model_extra", None) or {}) if hasattr(ctx.meta, "model_extra") else dict(ctx.meta)
     value = extra.get(key)
     return value if isinstance(value, str) else None
 

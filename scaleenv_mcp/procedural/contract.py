@@ -18,8 +18,8 @@ nothing is written" is proven by the same matching as every rejection case.
 
 from __future__ import annotations
 
+from scaleenv_mcp.domain.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
-from scaleenv_mcp.procedural.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.procedural.report import ContractSummary, Finding
 
 __all__ = ["check_contract"]

@@ -1,6 +1,6 @@
 """Does an actual outcome match a case's expectation? Returns the reasons it does not.
 
-The rules are documented on ``procedural.cases`` (recursive-subset results, exact changed
+The rules are documented on ``domain.cases`` (recursive-subset results, exact changed
 keys and columns, added rows matched on the columns given).
 """
 
@@ -44,7 +44,7 @@ def _row_matches(expected: dict[str, Any], actual: dict[str, Any]) -> bool:
     return all(c in actual and _same(v, actual[c]) for c, v in expected.items())
 
 
-def _key(row: dict[str, Any]) -> tuple:
+def _key(row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted((k, canonical_value(v)) for k, v in row.items()))
 
 

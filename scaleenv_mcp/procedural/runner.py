@@ -16,9 +16,10 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from scaleenv_mcp.domain.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.domain.manifest import ToolSpec
-from scaleenv_mcp.procedural.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.procedural.matching import match_changes, match_result
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord
 from scaleenv_mcp.state.diff import StateDiff
@@ -79,7 +80,7 @@ class CaseRunner:
         self.stop_on_runaway = stop_on_runaway
         self.on_case = on_case  # (cases done, cases in the run) after each case: progress displays
 
-    async def _on(self, worker: WorkerHandle, bundle: DomainBundle, case: ToolCase) -> tuple[CallReply, dict | None, str | None]:
+    async def _on(self, worker: WorkerHandle, bundle: DomainBundle, case: ToolCase) -> tuple[CallReply, dict[str, Any] | None, str | None]:
         async with worker.lock:
             await worker.ensure_domain(bundle, self.budget.cap(self.timeout * LOAD_BUDGETS))
             status, payload = await worker.request(

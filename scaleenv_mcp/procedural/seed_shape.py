@@ -24,7 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.manifest import ColumnSpec, DomainManifest, RewardPolicy
+from scaleenv_mcp.domain.manifest import ColumnSpec, DomainManifest
+from scaleenv_mcp.state.model import RewardPolicy
 
 __all__ = ["SeedShape", "check_seed_shape", "is_status_column"]
 
@@ -58,7 +59,7 @@ def check_seed_shape(manifest: DomainManifest, seed: dict[str, list[dict[str, An
             where = f"{table.name}.{column.name}"
             if is_status_column(column) and len(values) >= MIN_ROWS:
                 counts = Counter(values)
-                shape.statuses[where] = dict(counts.most_common())
+                shape.statuses[where] = dict(counts.most_common())  # type: ignore[arg-type]  # the seed's status values
                 shape.problems += _status_problems(where, column, counts, len(values))
             if column.reward is RewardPolicy.semantic:
                 prose = Counter(v for v in values if isinstance(v, str) and len(v.split()) >= PROSE_WORDS)
@@ -77,7 +78,7 @@ def check_seed_shape(manifest: DomainManifest, seed: dict[str, list[dict[str, An
     return shape
 
 
-def _status_problems(where: str, column: ColumnSpec, counts: Counter, total: int) -> list[str]:
+def _status_problems(where: str, column: ColumnSpec, counts: Counter[Any], total: int) -> list[str]:
     if not column.typical:
         return [f"{where}: declares no typical values (the statuses most rows of a live system hold)"]
     problems = []

@@ -18,16 +18,17 @@ import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
+from scaleenv_mcp.domain.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.policy import POLICY_VERSION, check_policy
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
-from scaleenv_mcp.procedural.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.procedural.contract import check_contract
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
@@ -228,7 +229,7 @@ def _tally(rows: dict[str, ToolRow], records: list[CaseRecord], report: Validati
     report.observed = {tool: {kind: sorted(names) for kind, names in tables.items()} for tool, tables in sorted(seen.items())}
 
 
-async def _check_determinism(bundle: DomainBundle, specs: dict, cases: list[ToolCase], records: list[CaseRecord],
+async def _check_determinism(bundle: DomainBundle, specs: dict[str, Any], cases: list[ToolCase], records: list[CaseRecord],
                              workers: int, timeout: float, budget: RunBudget) -> list[Finding]:
     """Success cases again in fresh workers with another hash seed: same results, same fingerprints."""
     chosen = [(c, r) for c, r in zip(cases, records) if r.kind is CaseKind.success]
@@ -249,7 +250,7 @@ async def _check_determinism(bundle: DomainBundle, specs: dict, cases: list[Tool
     return findings
 
 
-async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: DomainBundle, specs: dict,
+async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: DomainBundle, specs: dict[str, Any],
                        cases: list[ToolCase], rows: dict[str, ToolRow], report: ValidationReport,
                        progress: Progress | None) -> None:
     """Mutate each tool, and each module-level helper the tools call, and run the affected cases.

@@ -19,6 +19,7 @@ import random
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ import httpx
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.soak.fuzz import fuzz_arguments, fuzz_message
-from scaleenv_mcp.soak.mcp_session import McpSession
+from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.served import ServedHost, rss_kb, tagged_processes
 
 __all__ = ["SoakConfig", "classify", "run_soak"]
@@ -54,12 +55,12 @@ def classify(status: int, answer: Any) -> str:
     if status >= 300 or not isinstance(answer, dict):
         return f"http:{status}"
     if "error" in answer:
-        error = answer["error"] if isinstance(answer["error"], dict) else {}
-        data = error.get("data") if isinstance(error.get("data"), dict) else {}
+        error: dict[str, Any] = answer["error"] if isinstance(answer["error"], dict) else {}
+        data: dict[str, Any] = error["data"] if isinstance(error.get("data"), dict) else {}
         return f"rpc:{error.get('code')}" + (f":{data['code']}" if data.get("code") else "")
     result = answer.get("result") or {}
     if result.get("isError"):
-        text = (result.get("content") or [{}])[0].get("text", "")
+        text = str((result.get("content") or [{}])[0].get("text", ""))
         return "tool_error:" + text.split(":", 1)[0]
     return "success"
 
@@ -73,7 +74,7 @@ class _Soak:
         self.control: Counter[str] = Counter()
         self.latencies: list[float] = []
         self.internal: list[dict[str, Any]] = []  # -32603 and 5xx answers, first few with their input
-        self.replays = {"checked": 0, "differed": 0, "examples": []}
+        self.replays: dict[str, Any] = {"checked": 0, "differed": 0, "examples": []}
         self.samples: list[dict[str, Any]] = []
         self.schemas: dict[str, dict[str, dict[str, Any]]] = {}
         self.deadline = 0.0
@@ -95,12 +96,12 @@ class _Soak:
 
     async def _tools(self, control: ControlClient, http: httpx.AsyncClient, domain: str) -> dict[str, dict[str, Any]]:
         [episode] = await control.create_episodes(domain)
-        session = await McpSession.open(episode.agent_url, http)
+        session = await RawMcpSession.open(episode.agent_url, http)
         _, answer = await session.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
         await control.close(episode.id)
         return {t["name"]: t["inputSchema"] for t in answer["result"]["tools"]}
 
-    async def _call(self, session: McpSession, tool: str, arguments: Any) -> str:
+    async def _call(self, session: RawMcpSession, tool: str, arguments: Any) -> str:
         started = time.perf_counter()
         try:
             status, answer = await session.call_tool(tool, arguments)
@@ -122,7 +123,7 @@ class _Soak:
         if not created:
             return
         episode = created[0]
-        session = await McpSession.open(episode.agent_url, http)
+        session = await RawMcpSession.open(episode.agent_url, http)
         calls: list[tuple[str, Any]] = []
         snapshots: list[tuple[str, bool]] = []  # (id, pinned)
         for index in range(self.config.calls_per_episode):
@@ -161,8 +162,10 @@ class _Soak:
                     await self._control("restore", control.restore(child.id, snapshots[-1][0]))
                 await self._control("close", control.close(child.id))
         else:
-            call = {"fingerprint": control.fingerprint, "trace": control.trace, "tables": control.tables,
-                    "get": control.get_episode}[op]
+            reads: dict[str, Callable[[str], Awaitable[Any]]] = {
+                "fingerprint": control.fingerprint, "trace": control.trace, "tables": control.tables,
+                "get": control.get_episode}
+            call = reads[op]
             await self._control(op, call(episode_id))
 
     async def _replay(self, control: ControlClient, http: httpx.AsyncClient, domain: str,
@@ -170,7 +173,7 @@ class _Soak:
         created = await self._control("create", control.create_episodes(domain))
         if not created:
             return
-        session = await McpSession.open(created[0].agent_url, http)
+        session = await RawMcpSession.open(created[0].agent_url, http)
         for tool, arguments in calls:
             await session.call_tool(tool, arguments)
         await session.close()
@@ -188,7 +191,7 @@ class _Soak:
         created = await self._control("create", control.create_episodes(domain))
         if not created:
             return
-        session = await McpSession.open(created[0].agent_url, http)
+        session = await RawMcpSession.open(created[0].agent_url, http)
         tools = sorted(self.schemas[domain])
         for _ in range(10):
             message = fuzz_message(rng, tools)

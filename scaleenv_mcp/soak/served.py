@@ -27,7 +27,8 @@ TAG_VARIABLE = "SCALEENV_PROCESS_TAG"
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def tagged_processes(tag: str) -> list[int]:

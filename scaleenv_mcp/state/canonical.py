@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
 
 __all__ = ["CanonicalTable", "canonical_row", "canonical_value", "dump_state", "list_tables", "table_shape"]
 
@@ -41,7 +41,7 @@ class CanonicalTable:
 
     __slots__ = ("name", "columns", "primary_key", "rows")
 
-    def __init__(self, name: str, columns: list[str], primary_key: list[str], rows: dict[tuple, dict[str, Scalar]]):
+    def __init__(self, name: str, columns: list[str], primary_key: list[str], rows: dict[tuple[Any, ...], dict[str, Scalar]]) -> None:
         self.name = name
         self.columns = columns
         self.primary_key = primary_key
@@ -52,7 +52,7 @@ class CanonicalTable:
         return {"columns": self.columns, "rows": [[row[c] for c in self.columns] for _, row in ordered]}
 
 
-def _sort_key(key: tuple) -> tuple:
+def _sort_key(key: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple((0, "", v) if isinstance(v, int | float) else (1, str(v), 0) if v is not None else (2, "", 0) for v in key)
 
 
@@ -70,7 +70,7 @@ def table_shape(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[s
     return columns, pk or columns
 
 
-def canonical_row(columns: list[str], raw: tuple) -> dict[str, Scalar]:
+def canonical_row(columns: list[str], raw: tuple[Any, ...]) -> dict[str, Scalar]:
     """One row as read from SQLite, in canonical form, keyed by column name."""
     return {c: canonical_value(v) for c, v in zip(columns, raw)}
 
@@ -80,7 +80,7 @@ def dump_state(conn: sqlite3.Connection, tables: list[str] | None = None) -> dic
     result: dict[str, CanonicalTable] = {}
     for table in tables if tables is not None else list_tables(conn):
         columns, pk = table_shape(conn, table)
-        rows: dict[tuple, dict[str, Scalar]] = {}
+        rows: dict[tuple[Any, ...], dict[str, Scalar]] = {}
         for raw in conn.execute(f'SELECT * FROM "{table}"'):
             row = canonical_row(columns, raw)
             rows[tuple(row[k] for k in pk)] = row

@@ -22,6 +22,7 @@ Deterministic and offline; no model is asked. Pinned by tests/unit/state/test_co
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date, timedelta
 
@@ -90,7 +91,7 @@ def _dates(text: str, today: date) -> tuple[str, list[str]]:
         return f" \x00{len(found) - 1}\x00 "
 
     for pattern, fields in _DATE_PATTERNS:
-        text = pattern.sub(lambda m, f=fields: replace(m, f), text)
+        text = pattern.sub(functools.partial(replace, fields=fields), text)
 
     def relative(match: re.Match[str]) -> str:
         found.append((today + timedelta(days=_RELATIVE_DAYS[match.group(0)])).isoformat())
@@ -98,7 +99,7 @@ def _dates(text: str, today: date) -> tuple[str, list[str]]:
 
     text = re.sub(r"\b(?:yesterday|today|tomorrow)\b", relative, text)
     for index, pattern in enumerate(_TIMES):
-        text = pattern.sub(lambda m, iso=index == 0: _time(m, found, iso), text)
+        text = pattern.sub(functools.partial(_time, found=found, iso=index == 0), text)
     return text, found
 
 

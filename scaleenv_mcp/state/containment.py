@@ -15,9 +15,11 @@ never cached), but per-call *recording* of tables read and written needs the cac
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from scaleenv_mcp.domain.manifest import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
 
 CHANGES_TABLE = "_scaleenv_changes"  # scaleenv_mcp.state.tracking's change table and trigger names
 TRIGGER_PREFIX = "_scaleenv_track_"
@@ -103,10 +105,10 @@ def _reference_db() -> sqlite3.Connection:
     return _reference
 
 
-def _clock_function(name: str, now_sql: str):
+def _clock_function(name: str, now_sql: str) -> Callable[..., Any]:
     reference = _reference_db()
 
-    def fn(*args):
+    def fn(*args: Any) -> Any:
         fixed = [now_sql if isinstance(a, str) and a.strip().lower() == "now" else a for a in args]
         if name == "strftime" and len(fixed) == 1:
             fixed.append(now_sql)

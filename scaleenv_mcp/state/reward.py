@@ -22,10 +22,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.manifest import DomainManifest, RewardPolicy
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import CommunicationReport, check_communication
 from scaleenv_mcp.state.diff import StateDiff, TableDiff
+from scaleenv_mcp.state.model import RewardPolicy, RewardSchema
 from scaleenv_mcp.state.similarity import is_semantic_match
 
 __all__ = ["COMMUNICATE_TABLE", "Mismatch", "RewardReport", "compute_reward"]
@@ -54,7 +54,7 @@ class RewardReport(BaseModel):
 
 
 class _Comparator:
-    def __init__(self, manifest: DomainManifest, gold: StateDiff, actual: StateDiff) -> None:
+    def __init__(self, manifest: RewardSchema, gold: StateDiff, actual: StateDiff) -> None:
         self.policies = {t.name: {c.name: c.reward for c in t.columns} for t in manifest.tables}
         self.keys = {t.name: t.primary_key for t in manifest.tables}
         self.order = [t.name for t in manifest.tables]
@@ -66,7 +66,7 @@ class _Comparator:
 
     def _minted(self, diff: StateDiff) -> dict[Any, str]:
         """Ids of created rows (single-column keys) -> their table."""
-        minted = {}
+        minted: dict[Any, str] = {}
         for table, changes in diff.tables.items():
             key = self.keys.get(table, [])
             if len(key) == 1:
@@ -103,7 +103,7 @@ class _Comparator:
                 new[want] = got
             return new
 
-        def search(index: int, mapping: dict[Any, Any], used: frozenset[int]) -> dict[Any, Any] | None:
+        def search(index: int, mapping: dict[Any, Any], used: frozenset[tuple[str, int]]) -> dict[Any, Any] | None:
             if index == len(rows):
                 return mapping
             table, row = rows[index]
@@ -139,7 +139,7 @@ class _Comparator:
             mapped = self.mapping.get(expected)
             if mapped is None:
                 return actual in self.actual_minted and actual not in self.mapping.values()
-            return mapped == actual
+            return bool(mapped == actual)
         return self._same_value(table, column, expected, actual)
 
     def relevant(self, table: str, values: dict[str, Any]) -> dict[str, Any]:
@@ -205,11 +205,11 @@ class _Comparator:
         return {k: row.get(k) for k in key}
 
 
-def _freeze(values: dict[str, Any]) -> tuple:
+def _freeze(values: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(sorted((k, canonical_value(v)) for k, v in values.items()))
 
 
-def compute_reward(manifest: DomainManifest, gold: StateDiff, actual: StateDiff, communicate: list[str] | None = None,
+def compute_reward(manifest: RewardSchema, gold: StateDiff, actual: StateDiff, communicate: list[str] | None = None,
                    messages: list[str] | None = None) -> RewardReport:
     """Compare an episode's diff from its start state with the gold diff, and its messages with the facts.
 

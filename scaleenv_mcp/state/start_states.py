@@ -12,9 +12,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from scaleenv_mcp.domain.task import RowOp
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.tracking import install_tracking
 
 __all__ = ["StartStateCache", "apply_row_ops", "build_start_state", "extend_start_state", "insert_rows"]
@@ -57,11 +57,16 @@ def build_start_state(
     conn = sqlite3.connect(":memory:", isolation_level=None)
     try:
         conn.executescript(schema_sql)
-        return _load(conn, lambda: [insert_rows(conn, table, rows) for table, rows in (seed or {}).items()], ops)
+        return _load(conn, lambda: _insert_seed(conn, seed or {}), ops)
     except sqlite3.Error as exc:
         raise DomainError("seed.json", f"start state does not load: {exc}") from exc
     finally:
         conn.close()
+
+
+def _insert_seed(conn: sqlite3.Connection, seed: dict[str, list[dict[str, Any]]]) -> None:
+    for table, rows in seed.items():
+        insert_rows(conn, table, rows)
 
 
 def extend_start_state(seed_state: bytes, ops: Iterable[RowOp]) -> bytes:

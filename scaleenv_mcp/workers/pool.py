@@ -207,7 +207,7 @@ class WorkerHandle:
             self.watchdog.handles.remove(self)
 
     # -- requests ---------------------------------------------------------------------------
-    def submit(self, message: tuple, timeout: float | None) -> asyncio.Future[Any]:
+    def submit(self, message: tuple[Any, ...], timeout: float | None) -> asyncio.Future[Any]:
         """Queue one request; the future resolves to its reply ``(status, payload)`` or raises
         ``WorkerLostError``. Replies come in the order the requests were sent."""
         loop = asyncio.get_running_loop()
@@ -224,9 +224,10 @@ class WorkerHandle:
         self._send(_Request(future, frame((timeout, message)), timeout, False))
         return future
 
-    async def request(self, message: tuple, timeout: float | None) -> tuple[str, Any]:
+    async def request(self, message: tuple[Any, ...], timeout: float | None) -> tuple[str, Any]:
         """Send one request and await its reply (``submit``, awaited)."""
-        return await self.submit(message, timeout)
+        reply: tuple[str, Any] = await self.submit(message, timeout)
+        return reply
 
     def _send(self, request: _Request) -> None:
         inflight = self._inflight
@@ -375,7 +376,7 @@ class WorkerHandle:
         loading = None if recovering else self._loading.get(key)
         if loading is None:
             if bundle.base_hash is not None and bundle.base_hash in self.domains:
-                message: tuple = ("variant", bundle.base_hash, key, bundle.tools_source)
+                message: tuple[Any, ...] = ("variant", bundle.base_hash, key, bundle.tools_source)
             else:
                 message = ("domain", bundle)
             self.load_timeout = timeout

@@ -24,18 +24,18 @@ import traceback
 from collections import OrderedDict
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.task import RowOp
 from scaleenv_mcp.domain.tool_loader import load_tool_functions
 from scaleenv_mcp.errors import ToolError
-from scaleenv_mcp.state.canonical import dump_state
+from scaleenv_mcp.state.canonical import CanonicalTable, dump_state
 from scaleenv_mcp.state.containment import ConnectionGuard, open_connection
 from scaleenv_mcp.state.diff import diff_states
 from scaleenv_mcp.state.facade import ToolContext
 from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state, extend_start_state
 from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
 from scaleenv_mcp.workers.argument_faults import argument_problem
@@ -45,19 +45,21 @@ from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, PICKLE_PROTOCOL, TOO
 
 __all__ = ["run_worker"]
 
+Result = TypeVar("Result")
+
 
 class _LoadedDomain:
     def __init__(self, bundle: DomainBundle, base: _LoadedDomain | None = None, check_outputs: str = "always") -> None:
         self.bundle = bundle
-        self.manifest = base.manifest if base else DomainManifest.model_validate_json(bundle.manifest_json)
+        self.manifest: DomainManifest = base.manifest if base else DomainManifest.model_validate_json(bundle.manifest_json)
         names = [t.name for t in self.manifest.tools]
         self.functions: dict[str, Callable[..., Any]] = load_tool_functions(bundle.tools_source, "tools.py", names)
-        self.output_checks = base.output_checks if base else {
+        self.output_checks: dict[str, OutputCheck] = base.output_checks if base else {
             t.name: OutputCheck(t.output_schema, check_outputs) for t in self.manifest.tools
         }
         self.table_names = frozenset(t.name for t in self.manifest.tables)
         # Start states depend on data only, so mutants of the same package share them.
-        self.data_key = base.data_key if base else hashlib.sha256(
+        self.data_key: str = base.data_key if base else hashlib.sha256(
             (bundle.schema_sql + json.dumps(bundle.seed, sort_keys=True)).encode()).hexdigest()
 
 
@@ -91,7 +93,7 @@ class Worker:
         # (data key, start key) -> (the start bytes read, their change set), checked by identity
         self.start_overlays: OrderedDict[tuple[str, str], tuple[bytes, Overlay | None]] = OrderedDict()
 
-    def handle(self, message: tuple) -> tuple[str, Any]:
+    def handle(self, message: tuple[Any, ...]) -> tuple[str, Any]:
         op, *args = message
         try:
             return OK, getattr(self, f"op_{op}")(*args)
@@ -148,8 +150,8 @@ class Worker:
         episode = self.episodes[episode_id]
         self._trusted(episode, lambda: episode.conn.deserialize(data))
         self._trusted(episode, lambda: episode.conn.execute("PRAGMA foreign_keys = ON"))
-        if self.max_pages is not None:  # deserialize resets max_page_count: the size limit must survive a restore
-            self._trusted(episode, lambda: episode.conn.execute(f"PRAGMA max_page_count = {int(self.max_pages)}"))
+        if (pages := self.max_pages) is not None:  # deserialize resets max_page_count: the size limit must survive a restore
+            self._trusted(episode, lambda: episode.conn.execute(f"PRAGMA max_page_count = {int(pages)}"))
 
     def op_fork(self, source_id: str, target_id: str) -> None:
         source = self.episodes[source_id]
@@ -158,7 +160,7 @@ class Worker:
         self.episodes[target_id] = _Episode(conn, guard, source.start, source.domain, source.start_key)
 
     def op_case(self, content_hash: str, with_seed: bool, rows: list[dict[str, Any]], tool: str,
-                arguments: dict[str, Any]) -> tuple[tuple, dict | None, str | None]:
+                arguments: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any] | None, str | None]:
         """One procedural test case: fresh fixture database, one call, its diff and end fingerprint.
 
         Runs with access recording on, so the reply says which tables the call read and wrote.
@@ -192,7 +194,7 @@ class Worker:
             conn.close()
 
     # -- reading state --------------------------------------------------------------------
-    def _dump(self, episode: _Episode, data: bytes | None = None, tables: list[str] | None = None) -> dict:
+    def _dump(self, episode: _Episode, data: bytes | None = None, tables: list[str] | None = None) -> dict[str, CanonicalTable]:
         if data is None:
             return self._trusted(episode, lambda: dump_state(episode.conn, tables))
         with _opened(data) as other:
@@ -239,7 +241,7 @@ class Worker:
         return base.fingerprint(overlay)
 
     def op_diff(self, episode_id: str, against: bytes | None = None, other_episode: str | None = None,
-                full: bool = False) -> dict:
+                full: bool = False) -> dict[str, Any]:
         """Diff from the start state (default), from snapshot bytes, or from another episode.
 
         Read from the two states' change sets when both have one, else by the full scan."""
@@ -261,19 +263,19 @@ class Worker:
             old = self._dump(episode, against if against is not None else episode.start)
         return diff_states(old, self._dump(episode)).model_dump(mode="json")
 
-    def op_episode_stats(self, episode_id: str) -> dict:
+    def op_episode_stats(self, episode_id: str) -> dict[str, int]:
         return dict(self.episodes[episode_id].stats)
 
-    def op_dump(self, episode_id: str, tables: list[str] | None = None) -> dict:
+    def op_dump(self, episode_id: str, tables: list[str] | None = None) -> dict[str, Any]:
         dump = self._dump(self.episodes[episode_id])
         return {name: table.to_json() for name, table in dump.items() if tables is None or name in tables}
 
     def op_size(self, episode_id: str) -> int:
         episode = self.episodes[episode_id]
-        return self._trusted(episode, lambda: episode.conn.execute("PRAGMA page_count").fetchone()[0]
-                             * episode.conn.execute("PRAGMA page_size").fetchone()[0])
+        return int(self._trusted(episode, lambda: episode.conn.execute("PRAGMA page_count").fetchone()[0]
+                                 * episode.conn.execute("PRAGMA page_size").fetchone()[0]))
 
-    def op_stats(self) -> dict:
+    def op_stats(self) -> dict[str, Any]:
         usage = resource.getrusage(resource.RUSAGE_SELF)
         return {"episodes": len(self.episodes), "max_rss_kb": usage.ru_maxrss,
                 "state_full_scans": sum(e.stats["full_scans"] for e in self.episodes.values()),
@@ -289,12 +291,12 @@ class Worker:
         time.sleep(seconds)
 
     # -- calls ----------------------------------------------------------------------------
-    def op_call(self, episode_id: str, tool: str, arguments: dict[str, Any]) -> tuple:
+    def op_call(self, episode_id: str, tool: str, arguments: dict[str, Any]) -> tuple[Any, ...]:
         """A ``CallReply`` as a plain tuple (the host reads it back as one: ``CallReply(*payload)``)."""
         return tuple(self._call(self.episodes[episode_id], tool, arguments))
 
     @staticmethod
-    def _trusted(episode: _Episode, fn: Callable[[], Any]) -> Any:
+    def _trusted(episode: _Episode, fn: Callable[[], Result]) -> Result:
         episode.guard.trusted = True
         try:
             return fn()

@@ -22,7 +22,7 @@ import pytest
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.host.host import Host
-from scaleenv_mcp.procedural.cases import CaseOutcome, ToolCase
+from scaleenv_mcp.domain.cases import CaseOutcome, ToolCase
 from scaleenv_mcp.procedural.validate import load_cases
 from scaleenv_mcp.settings import HostSettings
 

@@ -55,7 +55,7 @@ async def test_always_refuses_every_drifted_result_and_keeps_the_episode(tmp_pat
         assert host.settings.check_outputs == "always"
         episode = await host.create_episode("tiny_library")
         assert [await _tally(host, episode.id) for _ in range(3)] == [None] * 3
-        faults = [r for r in episode.trace if r.tool == "tally"]
+        faults = [r for r in await host.trace(episode.id) if r.tool == "tally"]
         assert [r.outcome.value for r in faults] == ["fault"] * 3 and all(r.result is None for r in faults)
         async with host.client(episode.id) as client:  # over MCP: an error, never the drifted result
             with pytest.raises(MCPError) as caught:

@@ -20,7 +20,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from scaleenv_mcp.control_client import ControlClient
-from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskAction, UserSpec
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskAction, UserSpec
 from scaleenv_mcp.episodes.registry import EpisodeOrigin
 from scaleenv_mcp.errors import (
     CapacityError,
@@ -33,6 +33,7 @@ from scaleenv_mcp.errors import (
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
+from scaleenv_mcp.state.model import RowOp
 from tests.support_mcp import refusal
 
 pytestmark = pytest.mark.anyio

@@ -73,7 +73,7 @@ async def test_environment_faults_stay_faults(shipped: Host):
     """A worker lost mid-call is ours: a JSON-RPC error, not an isError result."""
     episode = await shipped.create_episode("project_management")
     async with shipped.client(episode.id) as client:
-        episode.worker.process.kill()
+        shipped.registry.get(episode.id).worker.process.kill()
         with pytest.raises(MCPError) as caught:
             await client.call_tool("find_users", {"text": "a"})
     assert caught.value.error.data["code"] == "environment_fault"

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scaleenv_mcp.soak.fuzz import fuzz_arguments, fuzz_message
-from scaleenv_mcp.soak.mcp_session import McpSession
+from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.run import classify
 from scaleenv_mcp.soak.served import ServedHost
 
@@ -46,14 +46,14 @@ class _Target:
                 response = await http.post(f"{self.served.control_url}/episodes", json={"domain": domain},
                                            headers={"authorization": f"Bearer {self.served.token}"})
                 self.urls[domain] = response.json()["episodes"][0]["agent_url"]
-                session = await McpSession.open(self.urls[domain], http)
+                session = await RawMcpSession.open(self.urls[domain], http)
                 _, answer = await session.send({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
                 self.schemas |= {f"{domain}/{t['name']}": t["inputSchema"] for t in answer["result"]["tools"]}
 
     def send(self, domain: str, message: Any) -> tuple[int, Any]:
         async def go() -> tuple[int, Any]:
             async with httpx.AsyncClient(timeout=60) as http:
-                session = await McpSession.open(self.urls[domain], http)
+                session = await RawMcpSession.open(self.urls[domain], http)
                 return await session.send(message)
 
         return asyncio.run(go())

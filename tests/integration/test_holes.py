@@ -21,7 +21,7 @@ from scaleenv_mcp.host.control import write_token
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
-from scaleenv_mcp.soak.mcp_session import McpSession
+from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 
 pytestmark = pytest.mark.anyio
 
@@ -60,7 +60,7 @@ async def test_a_request_whose_id_is_not_a_string_or_integer_is_an_invalid_reque
     host, urls = two_domains
     episode = await host.create_episode("tiny_library")
     async with httpx.AsyncClient() as http:
-        session = await McpSession.open(f"{urls.agent_url}/mcp/episodes/{episode.id}", http)
+        session = await RawMcpSession.open(f"{urls.agent_url}/mcp/episodes/{episode.id}", http)
         status, answer = await session.send({"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
         assert status == 400 and answer["error"]["code"] == -32600 and "id" in answer["error"]["message"]
         status, answer = await session.send({"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
@@ -89,7 +89,7 @@ async def test_a_broken_domain_served_without_validation_answers_json_without_in
         error = response.json()["error"]
         assert error["code"] == "environment_fault" and "ZeroDivisionError" in error["message"]
         assert not _leaks(error["message"])
-        session = await McpSession.open(f"{broken.agent_url}/mcp/tiny_library", http)
+        session = await RawMcpSession.open(f"{broken.agent_url}/mcp/tiny_library", http)
         status, answer = await session.call_tool("find_books", {"text": "Dune"})
         assert answer["error"]["code"] == -32603 and "ZeroDivisionError" in answer["error"]["message"]
         assert not _leaks(answer["error"]["message"])

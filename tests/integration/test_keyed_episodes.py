@@ -160,7 +160,7 @@ async def test_call_ids_work_on_episode_urls_and_reset_forgets_them(host: Host, 
     fork = await host.registry.fork(episode.id)
     assert await _loan(f"{listeners.agent_url}/mcp/episodes/{fork.id}", "auto", call_id="x") == "LN-00008"
     await host.registry.reset(episode.id)
-    assert await _loan(url, "auto", call_id="x") == "LN-00008" and len(episode.trace) == 1
+    assert await _loan(url, "auto", call_id="x") == "LN-00008" and len(await host.trace(episode.id)) == 1
 
 
 async def test_keys_count_against_the_interactive_cap(tmp_path: Path):

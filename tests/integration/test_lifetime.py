@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from scaleenv_mcp.soak.mcp_session import McpSession
+from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.served import TAG_VARIABLE, ServedHost, tagged_processes
 from tests.support_hostile import hostile_copy
 
@@ -83,7 +83,7 @@ def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path, 
 
         async def call() -> None:
             async with httpx.AsyncClient() as client:
-                session = await McpSession.open(episode["agent_url"], client)
+                session = await RawMcpSession.open(episode["agent_url"], client)
                 await session.call_tool("tally", {"upto": 10**13})
 
         def loop_forever() -> None:

@@ -17,7 +17,7 @@ import pytest
 
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task
-from verifier.replay import MemoryTransport, replay_actions, stage_tasks
+from verifier.replay import MemoryTransport, replay_actions
 
 DOMAINS = Path(__file__).resolve().parents[2] / "domains"
 WITH_TASKS = sorted(p.parent.name for p in DOMAINS.glob("*/tasks.jsonl"))
@@ -50,7 +50,7 @@ async def test_extra_read_keeps_one_extra_write_and_missing_write_score_zero(slu
     settings = HostSettings.from_env(workers=1, port=0, control_port=None, max_harness_episodes=1000,
                                      skip_validation=True)
     async with Host.running(settings, domains=[str(package.path)]) as host:
-        stage_tasks(host, slug, [task])
+        host.stage_tasks(slug, [task])
         async with MemoryTransport(host, slug).episode(task.id) as session:
             gold = await replay_actions(session, manifest, task, task.actions)
             assert gold.reward is not None and gold.reward.reward == 1.0, gold.reward

@@ -15,12 +15,12 @@ pytestmark = pytest.mark.anyio
 
 async def test_infinite_loop_is_stopped_while_other_episodes_keep_their_state(host: Host):
     # host runs a single worker, so the bystander lives in the very process that gets killed
-    bystander = await host.create_episode("tiny_library")
+    bystander = await host.registry.create("tiny_library")
     await host.registry.call(bystander.id, "borrow_book", {"member_id": "MEM-00002", "book_id": "BK-00001"})
     before = await host.registry.fingerprint(bystander.id)
     worker_pid = bystander.worker.pid
 
-    runaway = await host.create_episode("tiny_library")
+    runaway = await host.registry.create("tiny_library")
     started = time.monotonic()
     async with host.client(runaway.id) as client:
         with pytest.raises(MCPError) as caught:
@@ -37,9 +37,9 @@ async def test_infinite_loop_is_stopped_while_other_episodes_keep_their_state(ho
 
 
 async def test_memory_bomb_is_contained(host: Host):
-    bystander = await host.create_episode("tiny_library")
+    bystander = await host.registry.create("tiny_library")
     before = await host.registry.fingerprint(bystander.id)
-    episode = await host.create_episode("tiny_library")
+    episode = await host.registry.create("tiny_library")
     async with host.client(episode.id) as client:
         with pytest.raises(MCPError):
             await client.call_tool("repeat_text", {"text": "x", "times": 10**10})
@@ -55,8 +55,8 @@ async def test_other_episodes_are_served_while_a_tool_runs_away(settings, fixtur
 
     async with Host.running(settings.model_copy(update={"workers": 2}), [fixture_domains]) as two, \
             serving(two) as urls:
-        runaway = await two.create_episode("tiny_library")
-        other = await two.create_episode("tiny_library")
+        runaway = await two.registry.create("tiny_library")
+        other = await two.registry.create("tiny_library")
         assert runaway.worker is not other.worker
         served_at: list[float] = []
         stopped_at: list[float] = []
@@ -85,9 +85,9 @@ async def test_a_call_queued_behind_a_runaway_on_its_worker_is_answered_after_th
     worker, not behind a lock), and is answered by the fresh worker once its episode is rebuilt."""
     import asyncio
 
-    bystander = await host.create_episode("tiny_library")
+    bystander = await host.registry.create("tiny_library")
     await host.registry.call(bystander.id, "borrow_book", {"member_id": "MEM-00002", "book_id": "BK-00001"})
-    runaway = await host.create_episode("tiny_library")
+    runaway = await host.registry.create("tiny_library")
     assert runaway.worker is bystander.worker
     spinning = asyncio.ensure_future(host.registry.call(runaway.id, "tally", {"upto": 10**12}))
     await asyncio.sleep(0.2)

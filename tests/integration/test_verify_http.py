@@ -14,11 +14,12 @@ import pytest
 
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.task import TaskAction
+from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
 from verifier.perturb import changed_value
-from verifier.verify import load_tasks, verify_domain
+from verifier.verify import verify_domain
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "domains" / "tiny_library"
 pytestmark = pytest.mark.anyio

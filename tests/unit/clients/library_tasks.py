@@ -15,9 +15,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from scaleenv_mcp.domain.task import GoldSpec, RowOp, Task, TaskAction, UserSpec
+from scaleenv_mcp.domain.task import GoldSpec, Task, TaskAction, UserSpec
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.settings import HostSettings
+from scaleenv_mcp.state.model import RowOp
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 

@@ -11,7 +11,7 @@ import pytest
 from generator.synthesis.chain_code import ChainCodeError, ChainRequest, StartRow, WrittenChain, parse_chain_code
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
-from verifier.verify import load_tasks
+from scaleenv_mcp.domain.task_file import load_tasks
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 MANIFEST = load_domain(FIXTURE).manifest

@@ -17,9 +17,9 @@ from generator.synthesis.gate import ExpansionDecision, GateView, RuleGate
 from generator.synthesis.task_state import TaskState
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.episodes.trace import OutcomeKind
 from scaleenv_mcp.host.host import Host
-from verifier.verify import load_tasks
 
 pytestmark = pytest.mark.anyio
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"

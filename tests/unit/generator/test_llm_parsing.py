@@ -65,3 +65,14 @@ def test_validators_see_the_context():
     with pytest.raises(ParseProblem) as caught:
         parse_reply('{"code": "def other(ctx):\\n    return {}"}', ToolCode, context={"tool": "get_pet"})
     assert "def get_pet(ctx" in caught.value.message
+
+
+def test_a_broken_reply_is_told_its_json_error_not_the_fields_of_the_part_that_decoded():
+    """A capable model's reply through the relay (#27): an unescaped quote inside a string broke the
+    object; an inner object decoded, and the repair used to say a top-level field was missing."""
+    text = '{"items": [{"name": "a", "description": "returns {day, slots: ["09:00", ...]}"}, {"name": "b"}]}'
+    with pytest.raises(ParseProblem) as caught:
+        parse_reply(text, Items)
+    assert caught.value.kind == "bad_json"
+    assert "not valid JSON as a whole: Expecting ',' delimiter at line 1 column" in caught.value.message
+    assert "must be escaped" in caught.value.message and "Field required" not in caught.value.message

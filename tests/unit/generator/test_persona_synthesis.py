@@ -11,8 +11,9 @@ import pytest
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.domain.task_file import load_tasks
 from verifier.realism import task_problems
-from verifier.verify import load_tasks, verify_domain
+from verifier.verify import verify_domain
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "acting_domains" / "lending_desk"
 

@@ -25,9 +25,9 @@ from scaleenv_mcp.cli import tasks as tasks_cli
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, TaskAction, UserSpec
+from scaleenv_mcp.domain.task_file import load_tasks
 from tests.support_llm_server import FakeLLM, Fault
 from verifier.realism import internal_ids
-from verifier.verify import load_tasks
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 Answer = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]

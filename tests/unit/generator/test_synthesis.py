@@ -19,8 +19,8 @@ from generator.synthesis.values import schema_values
 from generator.synthesis.world import World
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.state.start_states import build_start_state
-from verifier.verify import load_tasks
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 

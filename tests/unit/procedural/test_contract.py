@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.procedural.cases import ToolCase
 from scaleenv_mcp.procedural.contract import check_contract
 
 OBJECT = {"type": "object", "properties": {}}

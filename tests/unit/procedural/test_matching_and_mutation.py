@@ -1,7 +1,7 @@
 from pathlib import Path
 
+from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.loader import load_domain
-from scaleenv_mcp.procedural.cases import ToolCase
 from scaleenv_mcp.procedural.matching import match_changes, match_result
 from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.validate import check_coverage, helper_callers

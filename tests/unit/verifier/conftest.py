@@ -10,7 +10,7 @@ import pytest
 
 from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.task import Task
-from verifier.verify import load_tasks
+from scaleenv_mcp.domain.task_file import load_tasks
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from scaleenv_mcp.domain.loader import load_domain
-from scaleenv_mcp.domain.task import RowOp, Task
+from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.state.model import RowOp
 from verifier.grounding import check_grounding, label_is_ambiguous
 from verifier.paths import get_path, leaf_values, list_levels, parent_list, selector_field
 from verifier.perturb import argument_variants, changed_value, distractor_variants

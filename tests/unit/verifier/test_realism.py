@@ -130,7 +130,7 @@ def test_targets_are_shares_of_the_tasks_and_say_which_are_missed():
 
 def test_start_rows_apply_every_setup_operation():
     """The start state a check reads is the seed with the task's inserts, updates and deletes."""
-    from scaleenv_mcp.domain.task import RowOp
+    from scaleenv_mcp.state.model import RowOp
     from verifier.realism import start_rows
 
     seed = {"loans": [{"loan_id": "LN-1", "title": "Dune"}, {"loan_id": "LN-2", "title": "Emma"}]}

@@ -1,7 +1,9 @@
 """How every command prints and exits: rich tables for people, ``--json`` for scripts, one exit-code map.
 
 Exit codes (README, "Commands"): 0 done, 1 what was checked is bad, 2 usage, 3 the harness
-or environment failed. ``fail()`` is the one translation point from errors to codes.
+or environment failed. ``fail()`` is the one translation point from errors to codes. It sits
+below every package that prints (the CLI, generator/cli.py, clients/cli.py, clients/report.py),
+so none of them imports the CLI package back; it imports nothing of the project but errors.
 """
 
 from __future__ import annotations

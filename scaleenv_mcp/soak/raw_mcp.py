@@ -12,13 +12,13 @@ from typing import Any
 
 import httpx
 
-__all__ = ["McpSession", "PROTOCOL_VERSION"]
+__all__ = ["RawMcpSession", "PROTOCOL_VERSION"]
 
 PROTOCOL_VERSION = "2025-11-25"
 _ACCEPT = "application/json, text/event-stream"
 
 
-class McpSession:
+class RawMcpSession:
     def __init__(self, url: str, client: httpx.AsyncClient) -> None:
         self.url = url
         self.client = client
@@ -26,7 +26,7 @@ class McpSession:
         self.next_id = 1
 
     @classmethod
-    async def open(cls, url: str, client: httpx.AsyncClient) -> McpSession:
+    async def open(cls, url: str, client: httpx.AsyncClient) -> RawMcpSession:
         session = cls(url, client)
         status, answer = await session.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "scaleenv-soak", "version": "1"}}})

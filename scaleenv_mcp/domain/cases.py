@@ -21,8 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from scaleenv_mcp.domain.task import RowOp
 from scaleenv_mcp.state.diff import StateDiff
+from scaleenv_mcp.state.model import RowOp
 
 __all__ = ["CaseExpectation", "CaseFixture", "CaseOutcome", "TestSuite", "ToolCase"]
 

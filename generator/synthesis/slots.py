@@ -9,10 +9,10 @@ convert; the task's facts stay the stored values, so the reward is unchanged.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
-__all__ = ["fill_slots", "money", "say_facts", "slot_names"]
+__all__ = ["fill_slots", "money", "say_facts", "say_facts_by_errand", "slot_names"]
 
 _SLOT = re.compile(r"\{([a-z0-9_]+)(?::(money))?\}")
 _SYMBOLS = {"USD": "$", "GBP": "£", "EUR": "€"}
@@ -43,12 +43,13 @@ def fill_slots(text: str, values: Mapping[str, Any], currency: str | None = None
     return _SLOT.sub(one, text)
 
 
-def say_facts(facts: Mapping[str, Any], currency: str | None = None) -> str:
+def say_facts(facts: Mapping[str, Any], currency: str | None = None, said: set[str] | None = None) -> str:
     """Facts as the simulated user reads them: money as money ("price = £62.00", not
     "price_pence = 6200", which a person would repeat as six thousand two hundred pence) and each
-    value once (a listing's title and the title are one thing to the person who wrote it). The
-    facts themselves, and so the reward, keep the stored values and every key."""
-    parts, said = [], set()
+    value once (a listing's title and the title are one thing to the person who wrote it; ``said``
+    carries the values said before, across groups). The facts themselves, and so the reward, keep
+    the stored values and every key."""
+    parts, said = [], set() if said is None else said
     for key, value in facts.items():
         if repr(value) in said:
             continue
@@ -59,3 +60,28 @@ def say_facts(facts: Mapping[str, Any], currency: str | None = None) -> str:
         else:
             parts.append(f"{key} = {value!r}")
     return ", ".join(parts)
+
+
+def say_facts_by_errand(facts: Mapping[str, Any], errands: list[tuple[str, Collection[str]]],
+                        currency: str | None = None) -> str:
+    """Facts grouped by the errand they are for, so the simulated user knows which date picks which
+    quote: 'for "I'd like a price for sending a parcel": quote_created_on = ...', not a flat list
+    where ``quote_created_on_2`` says nothing of its role. Facts of no errand (who the user is, what
+    a follow-up question needs) come first; within an errand a key loses its ``_2`` when no other
+    fact of that errand shares its base. ``errands`` are (how the user asked, the errand's facts)."""
+    said: set[str] = set()
+    taken: set[str] = set()
+    groups: list[tuple[str | None, dict[str, Any]]] = []
+    for request, keys in errands:
+        mine = {k: v for k, v in facts.items() if k in keys and k not in taken}
+        taken |= set(mine)
+        groups.append((request, mine))
+    groups.insert(0, (None, {k: v for k, v in facts.items() if k not in taken}))
+    parts = []
+    for request, mine in groups:
+        bases = [re.sub(r"_\d+$", "", k) for k in mine]
+        shown = {(b if bases.count(b) == 1 else k): v for k, b, v in zip(mine, bases, mine.values())}
+        text = say_facts(shown, currency, said)
+        if text:
+            parts.append(text if request is None else f'for "{request}": {text}')
+    return "; ".join(parts)

@@ -13,7 +13,7 @@ import random
 import re
 from typing import Any
 
-from generator.synthesis.slots import fill_slots, say_facts, slot_names
+from generator.synthesis.slots import fill_slots, say_facts, say_facts_by_errand, slot_names
 from generator.synthesis.values import is_label_column
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
@@ -226,8 +226,14 @@ def build_user(manifest: DomainManifest, goals: list[Goal], facts: dict[str, Any
                                                                         if k in known and _mentionable(k, v)}))
         steps = "; then ".join(goal_phrase(tool, {k: v for k, v in f.items() if k in facts}) for tool, f, _ in goals)
     asked = {k: v for k, v in known.items() if k not in volunteered}
-    known_text = say_facts(asked, manifest.currency) or "nothing beyond the opening"
-    withheld_text = say_facts(withheld, manifest.currency)
+    if len(goals) > 1:  # two errands: say which fact is for which
+        requests = intents if all(intents) else [goal_phrase(tool, {}) for tool, _, _ in goals]
+        errands = [(str(request), set(goal_facts)) for request, (_, goal_facts, _) in zip(requests, goals)]
+        known_text = say_facts_by_errand(asked, errands, manifest.currency) or "nothing beyond the opening"
+        withheld_text = say_facts_by_errand(withheld, errands, manifest.currency)
+    else:
+        known_text = say_facts(asked, manifest.currency) or "nothing beyond the opening"
+        withheld_text = say_facts(withheld, manifest.currency)
     said_text = say_facts({k: v for k, v in known.items() if k in volunteered}, manifest.currency)
     then = "".join(f" Once that is {'done' if n == 0 else 'answered'}, ask: {sentence(q)}" for n, q in enumerate(questions))
     instruction = f"{who_you_are(manifest, profile)} Your goal: {sentence(steps)}{then} "

@@ -13,7 +13,7 @@ from generator.graph import build_graph
 from generator.synthesis.arguments import ArgumentResolver
 from generator.synthesis.chain import ChainSampler
 from generator.synthesis.expansion import others_tools
-from generator.synthesis.slots import say_facts
+from generator.synthesis.slots import say_facts, say_facts_by_errand
 from generator.synthesis.story import Story
 from generator.synthesis.world import World
 from scaleenv_mcp.domain.loader import load_domain
@@ -28,6 +28,24 @@ def market() -> tuple:
     package = load_domain(MARKET)
     world = World(package.manifest, package.seed)
     return package.manifest, world, ChainSampler(package.manifest, build_graph(package.manifest), world, 1)
+
+
+def test_facts_of_two_errands_are_said_with_the_errand_they_are_for():
+    """express_logistics-1-1752 told "quote_created_on_2 = '2026-04-10'" in one flat list: which quote,
+    for what? Grouped, the date stands under the request it picks the quote for, without the _2."""
+    facts = {"email": "reto@steineroptik.ch", "quote_created_on": "2026-04-12", "quote_created_on_2": "2026-04-10",
+             "contents": "Ceramic vase", "weight_kg": 13.9}
+    errands = [("I'd like to book a shipment from the quote I got.", {"quote_created_on", "contents"}),
+               ("I'd like a price for sending a parcel.", {"quote_created_on_2", "weight_kg"})]
+    assert say_facts_by_errand(facts, errands) == (
+        "email = 'reto@steineroptik.ch'; "
+        "for \"I'd like to book a shipment from the quote I got.\": quote_created_on = '2026-04-12', contents = 'Ceramic vase'; "
+        "for \"I'd like a price for sending a parcel.\": quote_created_on = '2026-04-10', weight_kg = 13.9")
+    # two facts of one base in one errand keep their numbers; a fact two errands share is said once
+    both = {"quote_created_on": "2026-04-12", "quote_created_on_2": "2026-04-10"}
+    assert say_facts_by_errand(both, [("Book it.", set(both))]) == (
+        "for \"Book it.\": quote_created_on = '2026-04-12', quote_created_on_2 = '2026-04-10'")
+    assert say_facts_by_errand({"title": "Vase"}, [("A.", {"title"}), ("B.", {"title"})]) == 'for "A.": title = \'Vase\''
 
 
 def test_facts_are_said_as_money_and_each_value_once():

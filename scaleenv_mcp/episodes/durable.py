@@ -50,6 +50,10 @@ async def import_episode(registry: EpisodeRegistry, data: bytes, allow_other_ver
             f"episode file was made by another version of {meta.domain!r}: its package hash is {meta.domain_hash}, "
             f"this host serves {runtime.bundle.content_hash}; import with allow_other_version (--force) to "
             "try it anyway (its SQLite image must still match this version's schema)")
+    settings = registry.settings
+    if meta.calls > settings.max_calls or meta.trace_records > settings.max_trace:
+        raise EpisodeFileError(f"episode file holds {meta.calls} calls and {meta.trace_records} trace records, over "
+                               f"this host's limits ({settings.max_calls} calls, {settings.max_trace} records)")
     if meta.task_id is not None and meta.task_id not in runtime.package.tasks:
         raise EpisodeFileError(f"episode file is of task {meta.task_id!r}, which domain {meta.domain!r} "
                                "does not have here")

@@ -34,7 +34,7 @@ import zlib
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from scaleenv_mcp.episodes.trace import TraceRecord
 from scaleenv_mcp.errors import EpisodeFileError
@@ -58,10 +58,10 @@ class EpisodeFileMeta(BaseModel):
     domain: str
     domain_hash: str
     task_id: str | None
-    calls: int
-    state_bytes: int
+    calls: int = Field(ge=0)
+    state_bytes: int = Field(ge=0)
     state_sha256: str
-    trace_records: int
+    trace_records: int = Field(ge=0)
 
 
 @dataclass(frozen=True)

@@ -176,6 +176,8 @@ async def test_every_bad_file_is_refused_with_its_reason_and_nothing_is_created(
             ("other format", _tampered(good, format="something-else"), EpisodeFileError, "not a ScaleEnv episode file"),
             ("domain not served", _tampered(good, domain="nowhere"), EpisodeFileError,
              "of domain 'nowhere', not served here"),
+            ("negative call count", _tampered(good, calls=-5), EpisodeFileError, "calls: Input should be greater"),
+            ("over the call limit", _tampered(good, calls=10**9), EpisodeFileError, "over this host's limits"),
             ("unknown task", _tampered(good, task_id="no-such-task"), EpisodeFileError, "'no-such-task'"),
             ("other package hash", _tampered(good, domain_hash="f" * 64), DomainVersionError,
              f"its package hash is {'f' * 64}, this host serves {served_hash}"),

@@ -29,8 +29,10 @@ from scaleenv_mcp.episodes.trace import TraceRecord
 from scaleenv_mcp.errors import (
     CapacityError,
     ControlAuthError,
+    DomainVersionError,
     EnvironmentFaultError,
     EpisodeExpiredError,
+    EpisodeFileError,
     EpisodeNotFoundError,
     LimitExceededError,
     RequestTooLargeError,
@@ -72,6 +74,7 @@ def raise_for_response(response: httpx.Response) -> None:
         SnapshotNotFoundError: 404 naming a snapshot.
         RequestTooLargeError: 413 (a body over the listener's limit).
         CapacityError, LimitExceededError: 429, told apart by the error code.
+        EpisodeFileError, DomainVersionError: 400 refusing an imported episode file, by the error code.
         UsageError: any other 4xx.
         EnvironmentFaultError: 5xx.
     """
@@ -96,7 +99,8 @@ def raise_for_response(response: httpx.Response) -> None:
     if status == 429:
         raise (LimitExceededError if code == LimitExceededError.code else CapacityError)(message)
     if status < 500:
-        raise UsageError(message)
+        refused = {cls.code: cls for cls in (EpisodeFileError, DomainVersionError)}
+        raise refused.get(code, UsageError)(message)
     raise EnvironmentFaultError(f"control API failed ({status}): {message}")
 
 
@@ -150,9 +154,10 @@ class ControlClient:
         await self._http.aclose()
 
     async def _send(self, method: str, path: str, *, body: BaseModel | None = None,
-                    params: Sequence[tuple[str, str]] | None = None) -> httpx.Response:
-        content = body.model_dump_json(exclude_none=True) if body is not None else None
-        headers = {"Content-Type": "application/json"} if content is not None else None
+                    params: Sequence[tuple[str, str]] | None = None, file: bytes | None = None) -> httpx.Response:
+        content: str | bytes | None = body.model_dump_json(exclude_none=True) if body is not None else file
+        headers = {"Content-Type": "application/json" if file is None else "application/zip"} \
+            if content is not None else None
         try:
             async with self._in_flight:
                 response = await self._http.request(method, path, content=content, headers=headers,
@@ -207,6 +212,25 @@ class ControlClient:
     async def fork(self, episode_id: str) -> EpisodeInfo:
         """A new, independent episode with a copy of this one's state and trace."""
         return EpisodeInfo.model_validate_json((await self._send("POST", self._episode(episode_id, "/fork"))).content)
+
+    # -- durable snapshots: files ------------------------------------------------------------
+    async def export_episode(self, episode_id: str) -> bytes:
+        """The episode as one self-describing file (its state, trace and call count), for ``import_episode``."""
+        return (await self._send("GET", self._episode(episode_id, "/export"))).content
+
+    async def export_snapshot(self, snapshot_id: str) -> bytes:
+        """A snapshot as one file, in the format ``export_episode`` writes (with an empty trace)."""
+        return (await self._send("GET", f"/snapshots/{quote(snapshot_id, safe='')}/export")).content
+
+    async def import_episode(self, data: bytes, allow_other_version: bool = False) -> EpisodeInfo:
+        """A new episode on that host from an exported file.
+
+        Raises:
+            UsageError (400: the file refused, message says why), RequestTooLargeError (413), CapacityError.
+        """
+        params = [("allow_other_version", "true")] if allow_other_version else None
+        response = await self._send("POST", "/episodes/import", file=data, params=params)
+        return EpisodeInfo.model_validate_json(response.content)
 
     # -- state ------------------------------------------------------------------------------
     async def fingerprint(self, episode_id: str) -> str:

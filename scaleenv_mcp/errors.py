@@ -23,6 +23,8 @@ Two families, kept apart because they mean different things to an agent and to a
     └── UsageError                bad input to a CLI command or Python API call
         ├── UnknownTaskError         code ``usage`` (a task id the domain does not have)
         ├── CallIdReusedError        code ``call_id_reused`` (a call id repeated with other arguments)
+        ├── EpisodeFileError         code ``bad_episode_file`` (an exported episode file refused on import)
+        │   └── DomainVersionError       code ``domain_version_mismatch`` (made by another version of the domain)
         └── RequestTooLargeError     code ``request_too_large`` (an HTTP body past its limit: 413)
 
 Tool code raises only the ``ToolError`` family (through ``scaleenv_mcp.toolkit``); any
@@ -37,7 +39,9 @@ __all__ = [
     "ConflictError",
     "ControlAuthError",
     "DomainError",
+    "DomainVersionError",
     "EnvironmentFaultError",
+    "EpisodeFileError",
     "EpisodeExpiredError",
     "EpisodeNotFoundError",
     "HarnessError",
@@ -189,3 +193,17 @@ class RequestTooLargeError(UsageError):
     """An HTTP request body over the listener's limit, refused by its declared length before reading."""
 
     code = "request_too_large"
+
+
+class EpisodeFileError(UsageError):
+    """An exported episode file that cannot be imported here: another format version, corrupted or
+    truncated, a domain or task not served, an SQLite image that fails validation. Nothing was created."""
+
+    code = "bad_episode_file"
+
+
+class DomainVersionError(EpisodeFileError):
+    """An episode file made by another version of its domain package (names both content hashes);
+    importing it anyway takes ``allow_other_version`` (``--force``)."""
+
+    code = "domain_version_mismatch"

@@ -9,7 +9,20 @@ __all__ = ["register"]
 
 
 def register(app: typer.Typer) -> None:
-    from scaleenv_mcp.cli import bench, call, forwarded, graph, inspect, serve, soak, tasks, ui, validate, verify
+    from scaleenv_mcp.cli import (
+        bench,
+        call,
+        episodes,
+        forwarded,
+        graph,
+        inspect,
+        serve,
+        soak,
+        tasks,
+        ui,
+        validate,
+        verify,
+    )
 
     app.command("serve")(serve.serve)
     app.command("domains")(inspect.domains)
@@ -20,6 +33,7 @@ def register(app: typer.Typer) -> None:
     app.command("validate")(validate.validate)
     app.command("graph")(graph.graph)
     app.add_typer(tasks.app, name="tasks")
+    app.add_typer(episodes.app, name="episodes")
     app.command("verify")(verify.verify)
     app.command("bench")(bench.bench)
     app.command("soak")(soak.soak)

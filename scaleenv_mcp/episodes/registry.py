@@ -19,20 +19,19 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from scaleenv_mcp.domain.loader import DomainPackage
-from scaleenv_mcp.episodes.call_ids import CallLedger
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
+from scaleenv_mcp.episodes.episode import Episode, EpisodeOrigin, Snapshot, new_episode_id, unknown_snapshot
+from scaleenv_mcp.episodes.episode_file import EpisodeFile
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.errors import (
     CapacityError,
     EnvironmentFaultError,
+    EpisodeFileError,
     EpisodeNotFoundError,
     LimitExceededError,
-    SnapshotNotFoundError,
     UnknownTaskError,
     UnknownToolError,
     UsageError,
@@ -44,57 +43,6 @@ from scaleenv_mcp.workers.pool import DomainLoadError, WorkerHandle, WorkerLostE
 from scaleenv_mcp.workers.protocol import LIMIT, OK, TOOL_ERROR, CallReply
 
 __all__ = ["Episode", "EpisodeOrigin", "EpisodeRegistry", "Snapshot"]
-
-
-class EpisodeOrigin(str, Enum):
-    interactive = "interactive"  # opened by a plain MCP session on /mcp/{domain}
-    harness = "harness"  # created through the control API or the Python API
-
-
-class Episode:
-    """Host-side record of one episode; the database itself is in ``worker``."""
-
-    def __init__(self, episode_id: str, domain: DomainRuntime, task_id: str | None, origin: EpisodeOrigin,
-                 worker: WorkerHandle) -> None:
-        self.id = episode_id
-        self.domain = domain
-        self.task_id = task_id
-        self.origin = origin
-        self.worker = worker
-        self.created = time.time()
-        self.last_used = time.monotonic()
-        self.calls = 0
-        self.trace: list[TraceRecord] = []
-        self.base: bytes | None = None  # None: the start state
-        self.replay: list[tuple[str, dict[str, Any]]] = []
-        self.closed = False
-        self.idle_timeout: float | None = None  # None: the host's idle_timeout
-        self.call_ids = CallLedger()
-
-    @property
-    def setup(self) -> list[dict[str, Any]]:
-        if self.task_id is None:
-            return []
-        return [op.model_dump(mode="json") for op in self.domain.package.tasks[self.task_id].setup]
-
-    def summary(self) -> dict[str, Any]:
-        return {"id": self.id, "domain": self.domain.slug, "task_id": self.task_id, "origin": self.origin.value,
-                "calls": self.calls, "created": self.created}
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """The bytes of an episode's database at one moment, and who keeps them alive."""
-
-    domain_hash: str
-    data: bytes
-    owner: str  # the episode it was taken from: closing it deletes the snapshot unless pinned
-    pinned: bool = False
-
-
-def new_episode_id() -> str:
-    """128 random bits: episode ids appear in agents' URLs, so they must not be guessable."""
-    return secrets.token_hex(16)
 
 
 class EpisodeRegistry:
@@ -137,11 +85,17 @@ class EpisodeRegistry:
             raise EnvironmentFaultError(f"worker error: {str(payload).splitlines()[0]}")
         return payload
 
-    async def _open_on(self, worker: WorkerHandle, episode: Episode) -> None:
+    async def _open_on(self, worker: WorkerHandle, episode: Episode, untrusted: bool = False) -> None:
+        """Open the episode on ``worker`` from its base and replay; an ``untrusted`` base (an imported
+        file's SQLite image) is validated there first (``state.image_check``)."""
         try:
             await worker.ensure_domain(episode.domain.bundle, self.settings.call_timeout * 6)
         except DomainLoadError as broken:  # no traceback or path past this point
             raise EnvironmentFaultError(f"domain {episode.domain.slug!r} cannot run its tools: {broken.summary}") from None
+        if untrusted:
+            problem = await self._request(worker, ("check_image", episode.domain.bundle.content_hash, episode.base))
+            if problem is not None:
+                raise EpisodeFileError(f"episode file refused: {problem}")
         status, payload = await worker.submit(
             ("open", episode.id, episode.domain.bundle.content_hash, episode.task_id or "", episode.setup,
              episode.base, episode.replay), self.settings.call_timeout * (6 + len(episode.replay)))
@@ -165,7 +119,9 @@ class EpisodeRegistry:
 
     # -- lifecycle --------------------------------------------------------------------------
     async def create(self, domain: str, task_id: str | None = None,
-                     origin: EpisodeOrigin = EpisodeOrigin.harness, idle_timeout: float | None = None) -> Episode:
+                     origin: EpisodeOrigin = EpisodeOrigin.harness, idle_timeout: float | None = None,
+                     *, restored: EpisodeFile | None = None) -> Episode:
+        """A new episode from the start state, or from an imported file's state, trace and call count (``restored``)."""
         runtime = self.domain(domain)
         if task_id is not None and task_id not in runtime.package.tasks:
             raise UnknownTaskError(f"domain {domain!r} has no task {task_id!r}")
@@ -176,13 +132,15 @@ class EpisodeRegistry:
         worker = self.pool.least_loaded()
         episode = Episode(new_episode_id(), runtime, task_id, origin, worker)
         episode.idle_timeout = idle_timeout
+        if restored is not None:
+            episode.base, episode.trace, episode.calls = restored.state, list(restored.trace), restored.meta.calls
         # Reserved on its worker before the first await: creates that run together see each other
         # and spread over the workers instead of all landing on the one that looked least loaded.
         worker.episodes.add(episode.id)
         self.counts[origin] += 1
         try:
             try:
-                await self._open_on(worker, episode)
+                await self._open_on(worker, episode, untrusted=restored is not None)
             except WorkerLostError as lost:
                 raise EnvironmentFaultError(f"could not open episode: {lost.reason}") from None
         except BaseException:
@@ -346,9 +304,14 @@ class EpisodeRegistry:
             if other.worker is episode.worker:
                 payload = await self._request(episode.worker, ("diff", episode_id, None, against, full))
             else:
-                data = await self._request(other.worker, ("snapshot", against))
+                data = await self.state_bytes(against)
                 payload = await self._request(episode.worker, ("diff", episode_id, data, None, full))
         return StateDiff.model_validate(payload)
+
+    async def state_bytes(self, episode_id: str) -> bytes:
+        """The episode's database as a snapshot holds it (``sqlite3.serialize``)."""
+        data: bytes = await self._request(self.get(episode_id).worker, ("snapshot", episode_id))
+        return data
 
     async def reward(self, episode_id: str, messages: list[str] | None = None) -> RewardReport:
         """Score the episode's current state against its task's gold (the one reward function).
@@ -370,14 +333,22 @@ class EpisodeRegistry:
         if len(self.snapshots) >= self.settings.max_snapshots:
             raise CapacityError(f"snapshot cap of {self.settings.max_snapshots} reached; delete snapshots "
                                 "(DELETE /snapshots/{id}) or close the episodes that own them")
-        data = await self._request(episode.worker, ("snapshot", episode_id))
+        data = await self.state_bytes(episode_id)
         snapshot_id = "snap-" + secrets.token_hex(16)
-        self.snapshots[snapshot_id] = Snapshot(episode.domain.bundle.content_hash, data, episode_id, pinned)
+        self.snapshots[snapshot_id] = Snapshot(episode.domain.bundle.content_hash, data, episode_id, pinned,
+                                               episode.domain.slug, episode.task_id)
         return snapshot_id
+
+    def stored_snapshot(self, snapshot_id: str) -> Snapshot:
+        """A kept snapshot, whatever its domain (SnapshotNotFoundError when there is none)."""
+        snapshot = self.snapshots.get(snapshot_id)
+        if snapshot is None:
+            raise unknown_snapshot(snapshot_id)
+        return snapshot
 
     def delete_snapshot(self, snapshot_id: str) -> None:
         if self.snapshots.pop(snapshot_id, None) is None:
-            raise SnapshotNotFoundError(f"unknown snapshot {snapshot_id!r} (never taken, deleted, or closed with its episode)")
+            raise unknown_snapshot(snapshot_id)
 
     def _snapshot_of(self, episode: Episode, snapshot_id: str) -> Snapshot:
         """The snapshot, refused unless it is of ``episode``'s domain."""

@@ -123,15 +123,36 @@ class _Routes:
         self.host = host
         self.settings = settings
 
-    async def body(self, request: Request, model: type[BaseModel]) -> Any:
-        """The body as ``model``, read only up to the size limit (the declared length was checked before)."""
+    async def raw(self, request: Request) -> bytes:
+        """The body, read only up to the size limit (the declared length was checked before)."""
         limit, chunks, size = self.settings.max_request_bytes, [], 0
         async for chunk in request.stream():
             size += len(chunk)
             if size > limit:
                 raise RequestTooLargeError(f"request body too large: over the {limit}-byte limit")
             chunks.append(chunk)
-        return model.model_validate_json(b"".join(chunks) or b"{}")
+        return b"".join(chunks)
+
+    async def body(self, request: Request, model: type[BaseModel]) -> Any:
+        """The body as ``model``, read only up to the size limit."""
+        return model.model_validate_json(await self.raw(request) or b"{}")
+
+    @staticmethod
+    def _file(data: bytes, name: str) -> Response:
+        return Response(data, media_type=EPISODE_FILE_TYPE,
+                        headers={"Content-Disposition": f'attachment; filename="{name}.scaleenv.zip"'})
+
+    async def export_episode(self, request: Request) -> Response:
+        episode_id = request.path_params["id"]
+        return self._file(await self.host.export_episode(episode_id), episode_id)
+
+    async def export_snapshot(self, request: Request) -> Response:
+        snapshot_id = request.path_params["id"]
+        return self._file(await self.host.export_snapshot(snapshot_id), snapshot_id)
+
+    async def import_episode(self, request: Request) -> JSONResponse:
+        force = request.query_params.get("allow_other_version", "false").lower() in ("1", "true", "yes")
+        return self._json(await self.host.import_episode(await self.raw(request), allow_other_version=force), 201)
 
     @staticmethod
     def _json(model: BaseModel, status_code: int = 200) -> JSONResponse:
@@ -209,6 +230,9 @@ class _Routes:
         return self._json(models.DomainList(domains=await self.host.domains()))
 
 
+EPISODE_FILE_TYPE = "application/zip"  # episodes/episode_file.py
+_FILE_OPERATIONS = ("export_episode", "export_snapshot", "import_episode")
+
 # (method, path, handler name, summary, request model, response model, success status)
 _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseModel] | None, int]] = [
     ("GET", "/domains", "domains", "Domains served by this host", None, models.DomainList, 200),
@@ -226,6 +250,11 @@ _ENDPOINTS: list[tuple[str, str, str, str, type[BaseModel] | None, type[BaseMode
     ("DELETE", "/snapshots/{id}", "delete_snapshot", "Delete a snapshot", None, None, 204),
     ("POST", "/episodes/{id}/restore", "restore", "Restore a snapshot", models.RestoreBody, models.EpisodeInfo, 200),
     ("POST", "/episodes/{id}/fork", "fork", "Copy the episode into a new, independent one", None, models.EpisodeInfo, 201),
+    ("GET", "/episodes/{id}/export", "export_episode", "The episode as one file (application/zip: SQLite image, "
+     "trace, metadata)", None, None, 200),
+    ("GET", "/snapshots/{id}/export", "export_snapshot", "A snapshot as one file (application/zip)", None, None, 200),
+    ("POST", "/episodes/import", "import_episode", "Create an episode from an exported file (body: the file; "
+     "?allow_other_version=true accepts another version of its domain package)", None, models.EpisodeInfo, 201),
     ("GET", "/episodes/{id}/fingerprint", "fingerprint", "SHA-256 of the canonical state", None, models.FingerprintBody, 200),
     ("GET", "/episodes/{id}/tables", "tables", "Dump tables (?table=name, repeatable)", None, models.TablesBody, 200),
     ("GET", "/episodes/{id}/diff", "diff", "Diff from start (?against=start|snapshot id|episode id)", None, StateDiff, 200),
@@ -258,6 +287,14 @@ def build_openapi() -> dict[str, Any]:
             schemas.update(schema.pop("$defs", {}))
             schemas[response_model.__name__] = schema
             response["content"] = {"application/json": {"schema": {"$ref": f"#/components/schemas/{response_model.__name__}"}}}
+        if name in _FILE_OPERATIONS:  # episode files travel as raw bytes, not JSON
+            binary = {EPISODE_FILE_TYPE: {"schema": {"type": "string", "format": "binary"}}}
+            if method == "GET":
+                response["content"] = binary
+            else:
+                operation["requestBody"] = {"required": True, "content": binary}
+                operation["parameters"] = [{"name": "allow_other_version", "in": "query", "required": False,
+                                            "schema": {"type": "boolean"}}]
         operation["responses"][str(status)] = response
         paths.setdefault(path, {})[method.lower()] = operation
     for schema in list(schemas.values()):

@@ -64,6 +64,19 @@ class EpisodeControl(Protocol):
         """A new, independent episode with a copy of this one's state and trace."""
         ...
 
+    async def export_episode(self, episode_id: str) -> bytes:
+        """The episode as one self-describing file (its state, trace and call count), for ``import_episode``."""
+        ...
+
+    async def export_snapshot(self, snapshot_id: str) -> bytes:
+        """A snapshot as one file, in the format ``export_episode`` writes (with an empty trace)."""
+        ...
+
+    async def import_episode(self, data: bytes, allow_other_version: bool = False) -> EpisodeInfo:
+        """A new episode from an exported file (this host's or another's); refused, creating nothing, when
+        the file is bad or was made by another version of its domain (unless ``allow_other_version``)."""
+        ...
+
     async def fingerprint(self, episode_id: str) -> str: ...
 
     async def tables(self, episode_id: str, names: Sequence[str] | None = None) -> dict[str, Any]:

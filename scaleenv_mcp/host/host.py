@@ -21,6 +21,7 @@ import mcp
 from scaleenv_mcp.domain.catalog import find_domains
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.episodes import durable
 from scaleenv_mcp.episodes.keyed import KeyedEpisodes
 from scaleenv_mcp.episodes.registry import Episode, EpisodeOrigin, EpisodeRegistry
 from scaleenv_mcp.episodes.trace import CallOutcome, TraceRecord
@@ -281,6 +282,25 @@ class Host:
     async def fork(self, episode_id: str) -> EpisodeInfo:
         """A new, independent episode with a copy of this one's state and trace."""
         return self._info(await self.registry.fork(episode_id))
+
+    async def export_episode(self, episode_id: str) -> bytes:
+        """The episode as one file (state, trace, call count, domain, package hash, task): episodes/episode_file.py."""
+        return await durable.export_episode(self.registry, episode_id)
+
+    async def export_snapshot(self, snapshot_id: str) -> bytes:
+        """A snapshot as one file, in the format ``export_episode`` writes (with an empty trace)."""
+        return durable.export_snapshot(self.registry, snapshot_id)
+
+    async def import_episode(self, data: bytes, allow_other_version: bool = False) -> EpisodeInfo:
+        """A new episode from an exported file, made on this host or another; the file is validated first.
+
+        Raises:
+            EpisodeFileError: another format version, corrupted, a domain or task not served, an SQLite
+                image that fails validation; DomainVersionError (a subclass) when the domain package's hash
+                differs and ``allow_other_version`` is not given. Nothing is created on any error.
+            CapacityError: the harness episode cap is reached.
+        """
+        return self._info(await durable.import_episode(self.registry, data, allow_other_version))
 
     async def fingerprint(self, episode_id: str, full: bool = False) -> str:
         """The state's fingerprint; ``full`` recomputes it from every row (the reference the determinism gate uses)."""

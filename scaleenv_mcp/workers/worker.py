@@ -35,6 +35,7 @@ from scaleenv_mcp.state.diff import diff_states
 from scaleenv_mcp.state.facade import ToolContext
 from scaleenv_mcp.state.fingerprint import fingerprint_dump
 from scaleenv_mcp.state.ids import install_id_counters
+from scaleenv_mcp.state.image_check import image_problem
 from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.start_states import StartStateCache, apply_row_ops, build_start_state, extend_start_state
 from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_overlay
@@ -145,6 +146,13 @@ class Worker:
 
     def op_snapshot(self, episode_id: str) -> bytes:
         return self.episodes[episode_id].conn.serialize()
+
+    def op_check_image(self, content_hash: str, data: bytes) -> str | None:
+        """Why an untrusted SQLite image (an imported episode file's) may not be opened as a state of
+        this domain; None when it may (``state.image_check``). Checked here, not in the host process."""
+        domain = self.domains[content_hash]
+        limit = self.max_pages * 4096 if self.max_pages is not None else len(data)
+        return image_problem(data, self._seed_state(domain), self._base(domain), limit)
 
     def op_restore(self, episode_id: str, data: bytes) -> None:
         episode = self.episodes[episode_id]

@@ -25,8 +25,8 @@ def _shape(function: Callable[..., object]) -> list[tuple[str, object]]:
 
 
 def test_the_protocol_names_every_control_operation():
-    assert OPERATIONS == ["close", "create_episodes", "create_many", "delete_snapshot", "diff", "domains", "fingerprint",
-                          "fork", "get_episode", "keyed_episode", "list_episodes", "reset", "restore", "reward", "rewards",
+    assert OPERATIONS == ["close", "create_episodes", "create_many", "delete_snapshot", "diff", "domains",
+                          "export_episode", "export_snapshot", "fingerprint", "fork", "get_episode", "import_episode", "keyed_episode", "list_episodes", "reset", "restore", "reward", "rewards",
                           "snapshot", "tables", "tasks", "trace"]
     assert EpisodeControl is Declared
 

@@ -48,6 +48,7 @@ OPERATIONS = {  # every operation issue 3 asks for, as (method, path)
     ("GET", "/episodes/{id}/diff"), ("GET", "/episodes/{id}/reward"), ("POST", "/episodes/{id}/reward"), ("POST", "/rewards"),
     ("GET", "/episodes/{id}/trace"), ("GET", "/domains"), ("DELETE", "/snapshots/{id}"),
     ("GET", "/domains/{slug}/tasks"), ("GET", "/keys/{slug}/{key}"),  # issue 23: adapters' datasets, keyed URLs
+    ("GET", "/episodes/{id}/export"), ("GET", "/snapshots/{id}/export"), ("POST", "/episodes/import"),  # #29 item 4
 }
 
 

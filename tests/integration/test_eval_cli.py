@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from clients.cli import app
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import serve_llm, write_scenario
-from tests.support_processes import interrupt
+from tests.support_processes import scaleenv_serve
 from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
 
 SCALEENV = [sys.executable, "-m", "scaleenv_mcp"]
@@ -157,16 +157,7 @@ def test_the_summary_tells_the_model_s_misbehaviour_from_the_server_s_failures_a
 def test_against_a_live_host_a_wrong_token_is_one_line_and_a_token_file_with_blank_lines_works(
         library: Path, tmp_path: Path):
     """A real `scaleenv serve` and `scaleenv eval --url/--control-url/--token-file` processes (#28)."""
-    token = tmp_path / "control-token"
-    host = subprocess.Popen([*SCALEENV, "serve", "--port", "0", "--control-port", "0", "--workers", "1",
-                             "--domains-dir", str(library), "--token-file", str(token)],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "SCALEENV_STATE_DIR": str(tmp_path / "state")})
-    try:
-        assert host.stderr is not None
-        banner = next(line for line in host.stderr if " online at " in line)
-        agent_url = banner.split(" online at ", 1)[1].split("/mcp/", 1)[0]
-        control_url = banner.split("(control: ", 1)[1].split(",", 1)[0]
+    with scaleenv_serve(library, tmp_path) as (agent_url, control_url, token):
         base = ["--domains", str(library / "tiny_library"), "--agent", "oracle", "--url", agent_url,
                 "--control-url", control_url]
 
@@ -185,5 +176,3 @@ def test_against_a_live_host_a_wrong_token_is_one_line_and_a_token_file_with_bla
         assert right.returncode == 0, right.stderr[-2000:]
         results = json.loads((tmp_path / "run" / "results.json").read_text())
         assert results["overall"]["episodes"] == 4 and results["pass^k"] == 1.0
-    finally:
-        interrupt(host)

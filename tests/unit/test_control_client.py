@@ -28,7 +28,8 @@ pytestmark = pytest.mark.anyio
 
 # What the control app says for each error class, and what the client must raise for it.
 ROUND_TRIP = {SnapshotNotFoundError: 404, errors.EpisodeExpiredError: 404, EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429,
-              RequestTooLargeError: 413, UsageError: 400, EnvironmentFaultError: 500}
+              RequestTooLargeError: 413, errors.DomainVersionError: 400, errors.EpisodeFileError: 400, UsageError: 400,
+              EnvironmentFaultError: 500}
 
 
 def _client(status: int, body: bytes, content_type: str = "application/json") -> ControlClient:
@@ -121,5 +122,5 @@ def test_public_surface_is_pinned():
     operations = {name for name, _ in inspect.getmembers(ControlClient, inspect.iscoroutinefunction)
                   if not name.startswith("_")}
     assert operations == {"aclose", "close", "create_episodes", "create_many", "delete_snapshot", "diff", "domains",
-                          "fingerprint", "fork", "get_episode", "keyed_episode", "list_episodes", "reset", "restore", "reward",
+                          "export_episode", "export_snapshot", "import_episode", "fingerprint", "fork", "get_episode", "keyed_episode", "list_episodes", "reset", "restore", "reward",
                           "rewards", "snapshot", "tables", "tasks", "trace"}

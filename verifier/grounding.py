@@ -119,7 +119,9 @@ def _check_names(record: dict[str, Any], value: Any, facts: dict[str, Any], task
         if not any(_same(row.get(column), facts[fact]) for row in candidates):
             return f"the {table} row {value!r} is not called {facts[fact]!r} ({column})"
     persona = (task.persona.kind, task.persona.id) if task.persona is not None else None
-    named = next(row for row in candidates if all(_same(row.get(c), facts[f]) for c, f in names.items()))
+    named = next((row for row in candidates if all(_same(row.get(c), facts[f]) for c, f in names.items())), None)
+    if named is None:  # each name fits some version of the row, none fits them all
+        return f"no version of the {table} row {value!r} is called all of {sorted(names.values())}"
     ambiguous = label_is_ambiguous(manifest, [*rows.get(table, []), *added], table, named, list(names), persona)
     if ambiguous:
         return f"the {table} row {value!r} is not told apart by what the user calls it: {ambiguous}"

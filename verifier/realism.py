@@ -29,6 +29,7 @@ from scaleenv_mcp.domain.manifest import ConditionSpec, DomainManifest, Violatio
 from scaleenv_mcp.domain.task import Task, TaskAction
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import said_tokens, wanted_tokens
+from scaleenv_mcp.state.model import apply_row_ops
 
 __all__ = ["TARGETS", "RealismReport", "TargetCheck", "breaks", "broken_rules", "internal_ids", "named_internal_ids", "realism_report",
            "start_rows", "task_problems"]
@@ -114,23 +115,8 @@ def breaks(violation: ViolationSpec, row: dict[str, Any], today: str) -> bool:
 
 
 def start_rows(seed: dict[str, list[dict[str, Any]]], task: Task) -> dict[str, list[dict[str, Any]]]:
-    """The task's start state as rows per table: the seed with its setup applied (inserts, updates
-    and deletes, matched by their key columns)."""
-    rows = {name: [dict(r) for r in table] for name, table in seed.items()}
-    for op in task.setup:
-        table = rows.setdefault(op.table, [])
-        if op.op == "insert" and op.row:
-            table.append(dict(op.row))
-            continue
-        key = op.key or {}
-        matching = [r for r in table if all(r.get(k) == v for k, v in key.items())]
-        for row in matching:
-            if op.op == "delete":
-                table.remove(row)
-            elif op.values:
-                row.update(op.values)
-    return rows
-
+    """The task's start state as rows per table: the seed with its setup applied."""
+    return apply_row_ops(seed, task.setup)
 
 
 def _user_texts(task: Task) -> dict[str, str]:
@@ -187,9 +173,10 @@ def task_problems(task: Task, manifest: DomainManifest, seed: dict[str, list[dic
             problems.append(f"persona kind {task.persona.kind!r} is not a principal of {manifest.slug}")
         problems += [f"action {i} {task.actions[i].tool} acts for {who}, not for the persona {task.persona.id}"
                      for i, who in acting if who != task.persona.id]
+    rows = start_rows(seed or {}, task)
     if task.persona is not None or manifest.principals:  # a domain that serves people: they say no internal id
-        problems += _named_ids(_user_texts(task), internal_ids(manifest, start_rows(seed or {}, task)))
-    problems += broken_rules(task.actions, manifest, start_rows(seed or {}, task))  # a refusal's other errand too
+        problems += _named_ids(_user_texts(task), internal_ids(manifest, rows))
+    problems += broken_rules(task.actions, manifest, rows)  # a refusal's other errand too
     if gold_results is not None and task.communicate:
         today = manifest.today
         said = [said_tokens(json.dumps(r, ensure_ascii=False), today) for r in gold_results if r is not None]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.state.model import RowOp
+from scaleenv_mcp.state.model import RowOp, apply_row_ops
 
 __all__ = ["Neighborhood", "World"]
 
@@ -70,22 +70,7 @@ class World:
 
     def with_ops(self, ops: list[RowOp]) -> World:
         """A copy with row operations applied (what an episode of that setup starts from)."""
-        if not ops:
-            return self
-        rows = {table: list(items) for table, items in self.rows.items()}
-        for op in ops:
-            if op.op == "insert" and op.row is not None:
-                rows[op.table].append(dict(op.row))
-                continue
-            key = op.key or {}
-            for index, row in enumerate(rows[op.table]):
-                if all(row.get(k) == v for k, v in key.items()):
-                    if op.op == "delete":
-                        del rows[op.table][index]
-                    else:
-                        rows[op.table][index] = {**row, **(op.values or {})}
-                    break
-        return World(self.manifest, rows)
+        return World(self.manifest, apply_row_ops(self.rows, ops)) if ops else self
 
     # -- lookups ----------------------------------------------------------------------------
     def key_table(self, name: str) -> str | None:

@@ -117,6 +117,7 @@ def read_episode_file(data: bytes, max_state_bytes: int, max_trace_bytes: int) -
             trace = _TRACE.validate_json(archive.read("trace.json"))
     except EpisodeFileError:
         raise
+    # NotImplementedError: zipfile's answer to a member compressed by a method it does not support
     except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, OSError) as exc:
         raise EpisodeFileError(f"not a readable episode file (corrupted or truncated?): {exc}") from None
     except (ValueError, ValidationError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors

@@ -16,7 +16,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["INTERNAL_TABLE_PREFIX", "RewardPolicy", "RewardSchema", "RowOp"]
+__all__ = ["INTERNAL_TABLE_PREFIX", "RewardPolicy", "RewardSchema", "RowOp", "apply_row_ops"]
 
 INTERNAL_TABLE_PREFIX = "_scaleenv_"
 
@@ -48,6 +48,27 @@ class RowOp(BaseModel):
         if self.op == "update" and not self.values:
             raise ValueError("update needs values")
         return self
+
+
+def apply_row_ops(rows: dict[str, list[dict[str, Any]]], ops: Sequence[RowOp]) -> dict[str, list[dict[str, Any]]]:
+    """Rows per table with ``ops`` applied, as plain dicts (``rows`` is not changed): the start state a
+    setup describes, for code that reasons about rows without an episode (synthesis's world, the
+    verifier's realism checks). An update or delete acts on the first row its key matches."""
+    result = {table: list(items) for table, items in rows.items()}
+    for op in ops:
+        table = result.setdefault(op.table, [])
+        if op.op == "insert" and op.row is not None:
+            table.append(dict(op.row))
+            continue
+        key = op.key or {}
+        for index, row in enumerate(table):
+            if all(row.get(k) == v for k, v in key.items()):
+                if op.op == "delete":
+                    del table[index]
+                else:
+                    table[index] = {**row, **(op.values or {})}
+                break
+    return result
 
 
 class _ColumnView(Protocol):

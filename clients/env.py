@@ -184,8 +184,7 @@ class EvalEnv:
         assert self.episode_id is not None
         self.done = True
         try:
-            told = [e.text for e in self.trace.events if e.kind == "agent" and e.text] if self.trace else []
-            self.report = await self.control.reward(self.episode_id, told)
+            self.report = await self.control.reward(self.episode_id, self.trace.told() if self.trace else [])
         except UsageError:
             raise
         except HarnessError as error:

@@ -177,3 +177,13 @@ class EpisodeTrace(BaseModel):
     episode_id: str | None = None
     instructions: str = ""
     events: list[TraceEvent] = Field(default_factory=list)
+
+    def executed_calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The calls that reached the environment, in order: replaying them on a fresh episode of
+        the task leaves the state the agent left (tools are deterministic)."""
+        return [(e.tool, e.arguments or {}) for e in self.events if e.kind == "tool_call" and e.executed and e.tool]
+
+    def told(self) -> list[str]:
+        """What the agent said to the user: the messages its ``communicate`` facts are judged on
+        (a reward computed without them scores every information task 0)."""
+        return [e.text for e in self.events if e.kind == "agent" and e.text]

@@ -49,11 +49,9 @@ async def _replay(conn: HostConnection, task: Task, trace: EpisodeTrace, timeout
     session = None
     try:
         session = await McpSession.open(conn.episode_url(info.agent_url), timeout)
-        for event in trace.events:
-            if event.kind == "tool_call" and event.executed and event.tool:
-                await session.call(event.tool, event.arguments or {})
-        told = [e.text for e in trace.events if e.kind == "agent" and e.text]
-        report = await conn.control.reward(info.id, told)
+        for tool, arguments in trace.executed_calls():
+            await session.call(tool, arguments)
+        report = await conn.control.reward(info.id, trace.told())
     finally:
         if session is not None:
             await session.close()

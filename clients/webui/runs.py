@@ -118,12 +118,6 @@ def _read_model(path: Path, model: type[BaseModel], problems: list[str]) -> Any:
         return None
 
 
-def _unreadable_lines(path: Path, read: int) -> int:
-    if not path.exists():
-        return 0
-    return sum(1 for line in path.read_text(errors="replace").splitlines() if line.strip()) - read
-
-
 def load_run(folder: RunFolder) -> RunView:
     """Everything readable in one run folder, with the problems found on the way."""
     problems: list[str] = []
@@ -135,9 +129,8 @@ def load_run(folder: RunFolder) -> RunView:
     store = RunStore(folder.path)
     record = _read_model(store.run_path, RunRecord, problems)
     results = _read_model(store.results_path, EvalResults, problems)
-    records = store.records()
-    lines = len(store.records_path.read_text(errors="replace").splitlines()) if store.records_path.exists() else 0
-    if (bad := _unreadable_lines(store.records_path, min(lines, len(records)))) > 0:
+    records, bad = store.records_read()
+    if bad:
         problems.append(f"episodes.jsonl: {bad} line(s) not readable (cut off by a killed run, or from another "
                         "version); those episodes are left out")
     computed = False

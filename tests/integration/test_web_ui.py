@@ -185,6 +185,9 @@ async def test_missing_partial_and_older_results_are_pages_saying_what_is_wrong(
     _write_run(runs / "torn")
     with (runs / "torn" / "episodes.jsonl").open("a") as handle:
         handle.write('{"key": "tiny_library/x#0", "dom')
+    _write_run(runs / "resumed")  # --resume appends a retried key again: the last line wins, nothing is unreadable
+    resumed_lines = (runs / "resumed" / "episodes.jsonl").read_text().splitlines()
+    (runs / "resumed" / "episodes.jsonl").write_text("\n".join([*resumed_lines, resumed_lines[0]]) + "\n")
     listing = await client.get("/ui/runs")
     assert listing.status_code == 200
     for name in ("complete", "partial", "older", "torn"):
@@ -197,6 +200,8 @@ async def test_missing_partial_and_older_results_are_pages_saying_what_is_wrong(
     assert older.status_code == 200 and "does not fit this version" in older.text and "0.0.1" in older.text
     torn = await client.get("/ui/run", params={"name": "torn"})
     assert torn.status_code == 200 and "1 line(s) not readable" in torn.text
+    resumed = (await client.get("/ui/run", params={"name": "resumed"})).text
+    assert "not readable" not in resumed and "pass^1" in resumed
     missing = await client.get("/ui/run", params={"name": "nope"})
     assert missing.status_code == 404 and "no eval run" in missing.text
     for reply in (partial, older, torn, missing):

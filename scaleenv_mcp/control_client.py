@@ -33,6 +33,7 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeExpiredError,
     EpisodeFileError,
+    EpisodeLostError,
     EpisodeNotFoundError,
     LimitExceededError,
     RequestTooLargeError,
@@ -72,6 +73,7 @@ def raise_for_response(response: httpx.Response) -> None:
         EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError);
             EpisodeExpiredError for a keyed episode that expired.
         SnapshotNotFoundError: 404 naming a snapshot.
+        EpisodeLostError: 410 (the episode was lost with its host).
         RequestTooLargeError: 413 (a body over the listener's limit).
         CapacityError, LimitExceededError: 429, told apart by the error code.
         EpisodeFileError, DomainVersionError: 400 refusing an imported episode file, by the error code.
@@ -94,6 +96,8 @@ def raise_for_response(response: httpx.Response) -> None:
             raise found[code](message)
         raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
                          "(is the base URL the control listener?)")
+    if status == 410:
+        raise EpisodeLostError(message)
     if status == 413:
         raise RequestTooLargeError(message)
     if status == 429:

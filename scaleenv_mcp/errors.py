@@ -14,7 +14,8 @@ Two families, kept apart because they mean different things to an agent and to a
     │   ├── UnknownToolError         code ``unknown_tool``
     │   ├── EpisodeNotFoundError     code ``episode_not_found``
     │   │   ├── SnapshotNotFoundError    code ``snapshot_not_found``
-    │   │   └── EpisodeExpiredError      code ``episode_expired`` (a keyed episode that expired or was closed)
+    │   │   ├── EpisodeExpiredError      code ``episode_expired`` (a keyed episode that expired or was closed)
+    │   │   └── EpisodeLostError         code ``episode_lost`` (its host stopped, or its worker died and replay failed)
     │   ├── CapacityError            code ``capacity``
     │   ├── LimitExceededError       code ``limit_exceeded``
     │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
@@ -43,6 +44,7 @@ __all__ = [
     "EnvironmentFaultError",
     "EpisodeFileError",
     "EpisodeExpiredError",
+    "EpisodeLostError",
     "EpisodeNotFoundError",
     "HarnessError",
     "InvalidArgumentError",
@@ -136,6 +138,14 @@ class EpisodeExpiredError(EpisodeNotFoundError):
 
     code = "episode_expired"
 
+
+class EpisodeLostError(EpisodeNotFoundError):
+    """The episode existed but its state is gone for good: the host that held it stopped (killed,
+    crashed or restarted), or its worker died and the episode could not be rebuilt by replay. A
+    harness that treats "not found" as "start a new episode" keeps working; one that looks at the
+    code knows the episode did not simply end (HTTP 410)."""
+
+    code = "episode_lost"
 
 class CapacityError(HarnessError):
     """A live-episode cap was reached; nobody else's episode was evicted."""

@@ -5,7 +5,7 @@ to a 0600 file and kept across restarts until ``scaleenv serve --rotate-token``)
 Origin checks, request size limit (a body is refused by its declared Content-Length before
 any of it is read, and a body without one is read only up to the limit: 413). Every error
 is shaped by one handler: ``{"error": {"code", "message"}}`` with 401 (token), 403
-(Host/Origin), 404 (episode, snapshot), 413 (body too large), 429 (a cap or an episode
+(Host/Origin), 404 (episode, snapshot), 410 (episode lost with its host), 413 (body too large), 429 (a cap or an episode
 limit, with the reason), 400 (usage), 500 (environment; never a traceback).
 """
 
@@ -30,6 +30,7 @@ from starlette.types import ASGIApp
 from scaleenv_mcp.errors import (
     CapacityError,
     EnvironmentFaultError,
+    EpisodeLostError,
     EpisodeNotFoundError,
     LimitExceededError,
     RequestTooLargeError,
@@ -37,6 +38,7 @@ from scaleenv_mcp.errors import (
     UsageError,
 )
 from scaleenv_mcp.host import control_models as models
+from scaleenv_mcp.host.episode_control import EpisodeControl
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.security import is_allowed
 from scaleenv_mcp.settings import HostSettings
@@ -47,7 +49,7 @@ __all__ = ["ControlMount", "MountFactory", "build_control_app", "error_status", 
 
 log = logging.getLogger("scaleenv.control")
 
-_STATUS = {EpisodeNotFoundError: 404, CapacityError: 429, RequestTooLargeError: 413, LimitExceededError: 429,
+_STATUS = {EpisodeLostError: 410, EpisodeNotFoundError: 404, CapacityError: 429, RequestTooLargeError: 413, LimitExceededError: 429,
            UsageError: 400, EnvironmentFaultError: 500}
 
 
@@ -117,9 +119,10 @@ def error_response(error: Exception) -> JSONResponse:
 
 
 class _Routes:
-    """Each endpoint is one call of the host's public episode API (``EpisodeControl``), its model as JSON."""
+    """Each endpoint is one call of the host's public episode API (``EpisodeControl``), its model as JSON:
+    an in-process ``Host``, or a router over many hosts (``scaleenv_mcp.cluster``)."""
 
-    def __init__(self, host: Host, settings: HostSettings) -> None:
+    def __init__(self, host: EpisodeControl, settings: HostSettings) -> None:
         self.host = host
         self.settings = settings
 
@@ -304,11 +307,18 @@ def build_openapi() -> dict[str, Any]:
             "paths": paths}
 
 
-def build_control_app(host: Host, settings: HostSettings, agent_base: str | None = None,
+def build_control_app(host: EpisodeControl, settings: HostSettings, agent_base: str | None = None,
                       mounts: list[MountFactory] | None = None) -> tuple[Starlette, str, Path, list[ControlMount]]:
-    """The control app, its token, the token file and the mounts built (each served under its path)."""
+    """The control app, its token, the token file and the mounts built (each served under its path).
+
+    ``host`` is one in-process ``Host`` (its episodes' agent URLs start at ``agent_base``; mounts need
+    one) or any other ``EpisodeControl``, such as the router over Ray host actors, whose episodes carry
+    their owners' agent URLs already."""
     token, token_path = write_token(settings)
-    host.agent_url = agent_base or f"http://{settings.host}:{settings.port}"
+    if isinstance(host, Host):
+        host.agent_url = agent_base or f"http://{settings.host}:{settings.port}"
+    elif mounts:
+        raise UsageError("mounts (the web view) need an in-process Host")
     routes = _Routes(host, settings)
     openapi = build_openapi()
 
@@ -354,7 +364,7 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
 
     app_routes: list[BaseRoute] = [Route("/openapi.json", openapi_doc, methods=["GET"])]
     app_routes += [Route(path, guarded(name), methods=[method]) for method, path, name, *_ in _ENDPOINTS]
-    built = [factory(host, settings, token) for factory in mounts or []]
+    built = [factory(host, settings, token) for factory in mounts or [] if isinstance(host, Host)]
     app_routes += [Mount(mount.path, app=mount.app) for mount in built]
     app = Starlette(routes=app_routes)
     app.state.routes_impl = routes

@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.host.bind import BoundSockets, display_host
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
@@ -107,6 +108,15 @@ class HostActor:
         """A new episode here from a file (``Host.import_episode``), as ``EpisodeInfo`` JSON."""
         info = await self._running().import_episode(data, allow_other_version)
         return info.model_dump(mode="json")
+
+    async def stage_tasks(self, domain: str, tasks: list[dict[str, Any]]) -> str:
+        """Make ``tasks`` creatable here (``Host.stage_tasks``, for a tasks file other than the package's);
+        the domain's status on this host (``online...`` when it serves it)."""
+        host = self._running()
+        status = host.status.get(domain, "not served")
+        if status.startswith("online"):
+            host.stage_tasks(domain, [Task.model_validate(task) for task in tasks])
+        return status
 
     async def live_episodes(self) -> int:
         """How many episodes this host holds (placement is the router's count; this is for checks)."""

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import secrets
 import socket
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from scaleenv_mcp.cluster.actor import HostActor, HostAddress
 from scaleenv_mcp.cluster.requirement import import_ray
 from scaleenv_mcp.cluster.router import HostRouter, HostSlot
 from scaleenv_mcp.control_client import ControlClient
+from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError, UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.settings import HostSettings
@@ -159,6 +161,37 @@ class RayHosts:
         self.slots = slots
         self.token = token
 
+    async def stage_tasks(self, domain: str, tasks: list[Task]) -> None:
+        """Make ``tasks`` creatable on every actor (``Host.stage_tasks``). An actor Ray restarts later
+        has only its package's own tasks.
+
+        Raises:
+            EnvironmentFaultError: an actor does not serve ``domain`` (broken, failed validation).
+        """
+        payload = [task.model_dump(mode="json") for task in tasks]
+        for slot, status in zip(self.slots, await asyncio.gather(*(s.actor.stage_tasks.remote(domain, payload)
+                                                                   for s in self.slots))):
+            if not status.startswith("online"):
+                raise EnvironmentFaultError(f"{slot.name} does not serve {domain}: {status}")
+
+    @contextlib.asynccontextmanager
+    async def control_api(self, settings: HostSettings, control: socket.socket | None = None
+                          ) -> AsyncIterator[tuple[str, Path]]:
+        """The one control API over the router, on ``control`` (a bound socket) or a free loopback port,
+        for the block: (its URL, the token file). Its token is the actors' (``self.token``), written to
+        ``settings.token_file`` (``scaleenv serve --ray``) or, when that is not set, to a private
+        temporary file (a verify run must not overwrite the token of a ``serve`` in the same state dir)."""
+        from scaleenv_mcp.host.bind import bind_socket, display_host
+        from scaleenv_mcp.host.control import build_control_app
+        from scaleenv_mcp.host.listeners import serving_apps
+
+        token_file = settings.token_file or Path(tempfile.mkdtemp(prefix="scaleenv-router-")) / "control-token"
+        settings = settings.model_copy(update={"token": self.token, "token_file": token_file})
+        control = control or bind_socket(settings.host, 0, "control")
+        app, _, token_path, _ = build_control_app(self.router, settings)
+        async with serving_apps([(app, control)]):
+            yield f"http://{display_host(settings.host)}:{control.getsockname()[1]}", token_path
+
     @property
     def actors(self) -> list[Any]:
         """The Ray actor handles, in slot order (a test kills one with ``ray.kill``)."""
@@ -229,8 +262,7 @@ async def serve_cluster(settings: HostSettings, control: socket.socket, domain_d
     import signal
     import sys
 
-    from scaleenv_mcp.host.control import build_control_app, write_token
-    from scaleenv_mcp.host.listeners import serving_apps
+    from scaleenv_mcp.host.control import write_token
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -238,18 +270,15 @@ async def serve_cluster(settings: HostSettings, control: socket.socket, domain_d
         loop.add_signal_handler(signum, stop.set)
     try:
         token, token_path = write_token(settings)  # one token: the public control API's and every actor's
-        settings = settings.model_copy(update={"token": token})
-        async with RayHosts.running(settings, domain_dirs, domains, hosts=hosts, address=address) as cluster:
-            app, _, _, _ = build_control_app(cluster.router, settings)
-            async with serving_apps([(app, control)]):
-                where = control.getsockname()
-                print(f"scaleenv: control API on http://{settings.host}:{where[1]} (token in {token_path}) over "
-                      f"{len(cluster.slots)} Ray host actors; agents connect to each episode's agent_url:",
-                      file=sys.stderr, flush=True)
-                for slot in cluster.slots:
-                    print(f"  {slot.name}: agents {slot.address.agent_url}", file=sys.stderr, flush=True)
-                await stop.wait()
-                print("scaleenv: stopping the host actors", file=sys.stderr, flush=True)
+        settings = settings.model_copy(update={"token": token, "token_file": token_path})
+        async with RayHosts.running(settings, domain_dirs, domains, hosts=hosts, address=address) as cluster, \
+                cluster.control_api(settings, control) as (url, _):
+            print(f"scaleenv: control API on {url} (token in {token_path}) over {len(cluster.slots)} Ray host "
+                  "actors; agents connect to each episode's agent_url:", file=sys.stderr, flush=True)
+            for slot in cluster.slots:
+                print(f"  {slot.name}: agents {slot.address.agent_url}", file=sys.stderr, flush=True)
+            await stop.wait()
+            print("scaleenv: stopping the host actors", file=sys.stderr, flush=True)
     finally:
         for signum in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(signum)

@@ -9,24 +9,22 @@ Skipped where Ray is not installed (the ``[ray]`` extra; CI installs it through 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import anyio
 import pytest
 
+from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
-from scaleenv_mcp.host.bind import bind_socket
-from scaleenv_mcp.host.control import build_control_app
 from scaleenv_mcp.host.control_models import EpisodeInfo
-from scaleenv_mcp.host.listeners import serving_apps
 from scaleenv_mcp.settings import HostSettings
 from tests.support_mcp import call_tool as _call  # the Python SDK, straight to the owning actor
+from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
-from scaleenv_mcp.cluster.hosts import RayHosts  # noqa: E402 - only where Ray is installed
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -39,24 +37,13 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=200 * 1024 * 1024, log_to_driver=False,
-             configure_logging=False)
-    yield
-    ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 async def cluster(ray_cluster: None, tmp_path_factory: pytest.TempPathFactory
                   ) -> AsyncIterator[tuple[RayHosts, ControlClient]]:
     """Two host actors, the router over them, and the one control API in front (as ``serve --ray``)."""
     settings = HostSettings(workers=1, call_timeout=3.0, token_file=tmp_path_factory.mktemp("ray") / "token")
-    async with RayHosts.running(settings, [FIXTURE_DOMAINS], hosts=2) as hosts:
-        app, token, _, _ = build_control_app(hosts.router, settings.model_copy(update={"token": hosts.token}))
-        control_socket = bind_socket("127.0.0.1", 0, "control")
-        url = f"http://127.0.0.1:{control_socket.getsockname()[1]}"
-        async with serving_apps([(app, control_socket)]), ControlClient(url, token) as control:
-            yield hosts, control
+    async with (RayHosts.running(settings, [FIXTURE_DOMAINS], hosts=2) as hosts,
+                hosts.control_api(settings) as (url, token_file), ControlClient(url, token_file=token_file) as control):
+        yield hosts, control
 
 
 def _running(pid: int) -> bool:

@@ -21,6 +21,7 @@ from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.settings import HostSettings
+from tests.integration.test_node_clients import _assert_one_episode_run, _missing_node_tooling, _ts_client, node_env  # noqa: F401
 from tests.support_mcp import call_tool as _call  # the Python SDK, straight to the owning actor
 from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
 
@@ -143,6 +144,23 @@ async def test_a_fork_onto_another_actor_keeps_the_fingerprint_and_trace(cluster
     same = await hosts.router.fork_onto(parent.id, _slot_of(hosts, parent))  # a local fork stays put
     assert _slot_of(hosts, same) == _slot_of(hosts, parent)
     assert await control.fingerprint(same.id) == await control.fingerprint(parent.id)
+
+
+@pytest.mark.node
+async def test_the_typescript_sdk_works_on_each_actors_agent_url(cluster: tuple[RayHosts, ControlClient],
+                                                                 node_env: dict[str, str]):
+    if (missing := _missing_node_tooling()) is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the Node client tests must run under CI (CI is set) but {missing}", pytrace=False)
+        pytest.skip(f"Node client tests skipped: {missing}")
+    hosts, control = cluster
+    on: dict[int, EpisodeInfo] = {}
+    while len(on) < 2:  # least-loaded placement fills the emptier actor first: one on each, soon
+        [episode] = await control.create_episodes("tiny_library")
+        on.setdefault(_slot_of(hosts, episode), episode)
+    for episode in on.values():  # tools, two borrows that see each other, a tool error: tests/node/ts_client.mjs
+        _assert_one_episode_run(await _ts_client(["--url", episode.agent_url], node_env))
+        assert (await control.get_episode(episode.id)).calls == 3
 
 
 async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(

@@ -5,7 +5,8 @@ Every level serves the same number of episodes (64 by default), one handshake se
 calling at once through ``loadgen`` (the load generator runs in this process, on the same machine:
 on 2 cores it competes with the servers, which the table's load average shows). Host actors run on a
 Ray instance started here with as many CPUs as the largest level; each actor has one worker. The bare
-servers get the episodes' connections round-robin. Server CPU counts every actor (or bare server)
+servers get the episodes' connections round-robin. The actors' episodes are also driven through the
+public proxy of ``serve --ray`` (``/mcp/episodes/{id}`` on one address), to measure the hop. Server CPU counts every actor (or bare server)
 process and its children; "of which serving processes" leaves the children (an actor's worker) out.
 Rounds alternate the two kinds; medians of the rounds are reported.
 """
@@ -31,15 +32,22 @@ def scaling_levels(cpus: int | None = None) -> list[int]:
 
 
 async def _actors(domain_dir: Path, state_dir: Path, hosts: int, episodes: int, body: bytes,
-                  calls_per_connection: int) -> dict[str, float]:
+                  calls_per_connection: int) -> tuple[dict[str, float], dict[str, float]]:
+    """The same episodes driven straight at their actors, then through the public proxy (``serve --ray``'s
+    ``/mcp/episodes/{id}``; the proxy runs in this process, beside the load generator, and its CPU is
+    not in the server CPU column)."""
     from scaleenv_mcp.cluster.hosts import RayHosts
     from scaleenv_mcp.settings import HostSettings
 
     settings = HostSettings(workers=1, state_dir=state_dir, max_harness_episodes=100000)
     async with RayHosts.running(settings, [domain_dir.parent], [domain_dir.name], hosts=hosts) as cluster:
         created = await cluster.router.create_episodes(domain_dir.name, count=episodes)
-        return await drive_urls([e.agent_url for e in created], [s.address.pid for s in cluster.slots], body,
-                                calls_per_connection)
+        pids = [s.address.pid for s in cluster.slots]
+        direct = await drive_urls([e.agent_url for e in created], pids, body, calls_per_connection)
+        async with cluster.agent_proxy(settings) as public:
+            proxied = await drive_urls([f"{public}/mcp/episodes/{e.id}" for e in created], pids, body,
+                                       calls_per_connection)
+        return direct, proxied
 
 
 def _bare(domain_dir: Path, state_dir: Path, servers: int, episodes: int, body: bytes,
@@ -71,8 +79,9 @@ def bench_scaling(domain_dir: Path, state_dir: Path, tool: str, arguments: dict[
             for level in levels:
                 samples.setdefault(("bare lowlevel servers", level), []).append(
                     _bare(domain_dir, state_dir, level, episodes, body, per_connection))
-                samples.setdefault(("scaleenv host actors", level), []).append(asyncio.run(
-                    _actors(domain_dir, state_dir, level, episodes, body, per_connection)))
+                direct, proxied = asyncio.run(_actors(domain_dir, state_dir, level, episodes, body, per_connection))
+                samples.setdefault(("scaleenv host actors", level), []).append(direct)
+                samples.setdefault(("scaleenv host actors, through the public proxy", level), []).append(proxied)
     finally:
         ray.shutdown()
     rows = []
@@ -87,6 +96,12 @@ def bench_scaling(domain_dir: Path, state_dir: Path, tool: str, arguments: dict[
               for n in levels if n > 1}
     ratios.update({f"actors_vs_bare_calls_per_s@{n}": round(by[("scaleenv host actors", n)]["calls_per_s"]
                                                             / by[("bare lowlevel servers", n)]["calls_per_s"], 2)
+                   for n in levels})
+    proxied = "scaleenv host actors, through the public proxy"
+    ratios.update({f"proxy_hop_p50_ms@{n}": round(by[(proxied, n)]["p50_ms"] - by[("scaleenv host actors", n)]["p50_ms"], 3)
+                   for n in levels})
+    ratios.update({f"proxied_vs_direct_calls_per_s@{n}": round(by[(proxied, n)]["calls_per_s"]
+                                                               / by[("scaleenv host actors", n)]["calls_per_s"], 2)
                    for n in levels})
     return {"tool": tool, "levels": levels, "rows": sorted(rows, key=lambda r: (r["kind"], r["processes"])),
             "ratios": ratios}

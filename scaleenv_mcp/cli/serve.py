@@ -114,13 +114,13 @@ def _serve_on_ray(settings: HostSettings, address: str | None, hosts: int | None
     if stdio is not None or settings.control_port is None:
         raise UsageError("--ray serves through its control API: it does not go with --stdio or --no-control")
     from scaleenv_mcp.cluster.requirement import import_ray
-    from scaleenv_mcp.host.bind import bind_socket
+    from scaleenv_mcp.host.bind import BoundSockets
 
     import_ray()
-    control = bind_socket(settings.host, settings.control_port, "control", "--control-port")
+    bound = BoundSockets.bind(settings)  # the public agent address (proxied) and the control API
     from scaleenv_mcp.cluster.hosts import serve_cluster
 
-    anyio.run(lambda: serve_cluster(settings, control, domains_dir, domains, address=address, hosts=hosts))
+    anyio.run(lambda: serve_cluster(settings, bound, domains_dir, domains, address=address, hosts=hosts))
 
 
 def _check_domains(stdio: str | None, domains: list[str] | None, domains_dir: list[Path] | None) -> None:

@@ -30,6 +30,7 @@ from scaleenv_mcp.cluster.router import HostRouter, HostSlot
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError, UsageError
+from scaleenv_mcp.host.bind import BoundSockets
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.settings import HostSettings
 
@@ -69,6 +70,10 @@ class RaySlot:
     @property
     def incarnation(self) -> str:
         return self.address.incarnation
+
+    @property
+    def agent_base(self) -> str:
+        return self.address.agent_url
 
     async def alive(self) -> bool:
         ray = import_ray()
@@ -192,6 +197,18 @@ class RayHosts:
         async with serving_apps([(app, control)]):
             yield f"http://{display_host(settings.host)}:{control.getsockname()[1]}", token_path
 
+    @contextlib.asynccontextmanager
+    async def agent_proxy(self, settings: HostSettings, agent: socket.socket | None = None) -> AsyncIterator[str]:
+        """The one public agent address (``/mcp/{domain}``, ``/mcp/episodes/{id}``) proxied to the owning
+        actors (``proxy.build_agent_proxy``), on ``agent`` or a free loopback port, for the block: its URL."""
+        from scaleenv_mcp.cluster.proxy import build_agent_proxy
+        from scaleenv_mcp.host.bind import bind_socket, display_host
+        from scaleenv_mcp.host.listeners import serving_apps
+
+        agent = agent or bind_socket(settings.host, 0)
+        async with serving_apps([(build_agent_proxy(self.router), agent)]):
+            yield f"http://{display_host(settings.host)}:{agent.getsockname()[1]}"
+
     @property
     def actors(self) -> list[Any]:
         """The Ray actor handles, in slot order (a test kills one with ``ray.kill``)."""
@@ -253,12 +270,13 @@ class RayHosts:
                 ray.shutdown()
 
 
-async def serve_cluster(settings: HostSettings, control: socket.socket, domain_dirs: list[Path] | None = None,
+async def serve_cluster(settings: HostSettings, bound: BoundSockets, domain_dirs: list[Path] | None = None,
                         domains: list[str] | None = None, *, address: str | None = None,
                         hosts: int | None = None) -> None:
-    """``scaleenv serve --ray``: the host actors, then the one control API (on the bound ``control``
-    socket) over their router; runs until SIGINT or SIGTERM, then stops the actors (and a Ray this
-    process started). Agents connect to each episode's ``agent_url``: the owning actor's listener."""
+    """``scaleenv serve --ray``: the host actors, then the one control API (on the bound control socket)
+    over their router and the public agent address (on the agent socket) proxied to them; runs until
+    SIGINT or SIGTERM, then stops the actors (and a Ray this process started). Harness-created episodes'
+    ``agent_url`` is the owning actor's listener (no hop)."""
     import signal
     import sys
 
@@ -271,10 +289,13 @@ async def serve_cluster(settings: HostSettings, control: socket.socket, domain_d
     try:
         token, token_path = write_token(settings)  # one token: the public control API's and every actor's
         settings = settings.model_copy(update={"token": token, "token_file": token_path})
+        assert bound.control is not None  # the CLI refuses --ray with --no-control
         async with RayHosts.running(settings, domain_dirs, domains, hosts=hosts, address=address) as cluster, \
-                cluster.control_api(settings, control) as (url, _):
+                cluster.control_api(settings, bound.control) as (url, _), \
+                cluster.agent_proxy(settings, bound.agent) as public:
             print(f"scaleenv: control API on {url} (token in {token_path}) over {len(cluster.slots)} Ray host "
-                  "actors; agents connect to each episode's agent_url:", file=sys.stderr, flush=True)
+                  f"actors; agents: {public}/mcp/{{domain}} (proxied) or each episode's agent_url:",
+                  file=sys.stderr, flush=True)
             for slot in cluster.slots:
                 print(f"  {slot.name}: agents {slot.address.agent_url}", file=sys.stderr, flush=True)
             await stop.wait()

@@ -68,6 +68,11 @@ class HostSlot(Protocol):
         """Changes whenever the host is started again: episodes never outlive it."""
         ...
 
+    @property
+    def agent_base(self) -> str:
+        """The agent listener of the current incarnation, e.g. ``http://10.0.0.3:40123``."""
+        ...
+
     async def alive(self) -> bool:
         """Whether the incarnation the router knows still answers; never blocks for long."""
         ...
@@ -114,7 +119,7 @@ class HostRouter:
         """Whether the owner's host is still the incarnation that made the episode."""
         return owner.slot not in self.dead and self.slots[owner.slot].incarnation == owner.incarnation
 
-    def _place(self, n: int, loads: list[int] | None = None) -> list[int]:
+    def place(self, n: int, loads: list[int] | None = None) -> list[int]:
         """Slots for ``n`` new episodes, least-loaded first, ties taken in turn."""
         loads = list(loads if loads is not None else self.loads())
         live = [i for i in range(len(self.slots)) if i not in self.dead]
@@ -142,13 +147,21 @@ class HostRouter:
             raise self._lost(episode_id, owner.slot)
         return owner
 
+    def owner_slot(self, episode_id: str) -> int:
+        """The slot holding the episode (the agent proxy forwards there).
+
+        Raises:
+            EpisodeNotFoundError: unknown to the router; EpisodeLostError: its host died.
+        """
+        return self._owner(episode_id).slot
+
     def _lost(self, episode_id: str, slot: int) -> EpisodeLostError:
         """The answer for an episode (or snapshot) whose host died; its entry stays, so every later
         use says the same (it goes with ``close``)."""
         return EpisodeLostError(f"episode lost with its host: {episode_id!r} lived on {self.slots[slot].name}, which "
                                 "died; its state is gone. Create a new episode (new ones go to the hosts alive)")
 
-    async def _check(self, slot: int) -> bool:
+    async def check(self, slot: int) -> bool:
         """After a failure on ``slot``: is its host still the incarnation we know? If not, forget what
         lived there and start waiting for it to come back."""
         if slot in self.dead:
@@ -181,7 +194,7 @@ class HostRouter:
         try:
             return await operation(slot.client)
         except _SUSPECT as error:
-            if await self._check(owner.slot):
+            if await self.check(owner.slot):
                 if isinstance(error, EpisodeNotFoundError):
                     (table if table is not None else self._episodes).pop(episode_id, None)
                 raise
@@ -196,7 +209,7 @@ class HostRouter:
             try:
                 return await operation(self.slots[index].client)
             except EnvironmentFaultError:
-                if await self._check(index):
+                if await self.check(index):
                     raise
         raise EnvironmentFaultError("no host is alive to answer")
 
@@ -216,7 +229,7 @@ class HostRouter:
         wanted = [s if isinstance(s, EpisodeSpec) else EpisodeSpec.model_validate(s) for s in specs]
         for _attempt in range(2):
             groups: dict[int, list[int]] = {}
-            for position, slot in enumerate(self._place(len(wanted))):
+            for position, slot in enumerate(self.place(len(wanted))):
                 groups.setdefault(slot, []).append(position)
             results = await asyncio.gather(*(self.slots[slot].client.create_many([wanted[p] for p in positions])
                                              for slot, positions in groups.items()), return_exceptions=True)
@@ -231,7 +244,7 @@ class HostRouter:
                 return [infos[position] for position in range(len(wanted))]
             for slot, episodes in made.items():  # all or nothing: undo what the other hosts made
                 await asyncio.gather(*(self.slots[slot].client.close(e.id) for e in episodes), return_exceptions=True)
-            died = [slot for slot, error in errors if isinstance(error, _SUSPECT) and not await self._check(slot)]
+            died = [slot for slot, error in errors if isinstance(error, _SUSPECT) and not await self.check(slot)]
             if not died:
                 break  # a host's own refusal (capacity, an unknown task...): passed on as it is
         error = errors[0][1]
@@ -247,7 +260,7 @@ class HostRouter:
             try:
                 episodes = await self.slots[index].client.list_episodes()
             except EnvironmentFaultError:
-                if await self._check(index):
+                if await self.check(index):
                     raise
                 continue
             incarnation = self.slots[index].incarnation
@@ -310,7 +323,7 @@ class HostRouter:
         fingerprint; the snapshots of the original stay where they are."""
         owner = self._owner(episode_id)
         loads = self.loads()
-        target = owner.slot if loads[owner.slot] <= min(loads[i] for i in self._live()) else self._place(1)[0]
+        target = owner.slot if loads[owner.slot] <= min(loads[i] for i in self._live()) else self.place(1)[0]
         return await self.fork_onto(episode_id, target)
 
     async def fork_onto(self, episode_id: str, target: int) -> EpisodeInfo:
@@ -333,7 +346,7 @@ class HostRouter:
 
     async def import_episode(self, data: bytes, allow_other_version: bool = False) -> EpisodeInfo:
         """A new episode from a file, on the least-loaded live host."""
-        [slot] = self._place(1)
+        [slot] = self.place(1)
         info = await self.slots[slot].client.import_episode(data, allow_other_version)
         self._episodes[info.id] = _Owner(slot, self.slots[slot].incarnation)
         return info
@@ -366,7 +379,7 @@ class HostRouter:
             try:
                 return await self.slots[slot].client.rewards(ids)
             except _SUSPECT as error:
-                if await self._check(slot):
+                if await self.check(slot):
                     message = error.message
                     return RewardBatch(rewards={e: None for e in ids},
                                        errors={e: ErrorInfo(code=error.code, message=message) for e in ids})

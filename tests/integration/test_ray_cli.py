@@ -1,4 +1,5 @@
-"""``scaleenv serve --ray`` as a person runs it: a real process, its one control API, Ctrl-C; and the
+"""``scaleenv serve --ray`` as a person runs it: a real process, its one control API and public agent
+address, Ctrl-C; and the
 bad inputs, each one clear line and an exit code: Ray not installed (3, how to install it), an
 unreachable Ray address (3, within seconds), a --hosts without --ray or a --ray with --stdio (2).
 
@@ -38,7 +39,7 @@ def _one_error_line(result: subprocess.CompletedProcess[str]) -> str:
 
 
 def test_ray_not_installed_says_how_to_install_it_and_exits_3(tmp_path: Path):
-    result = _scaleenv("serve", "--ray", "auto", "--domains-dir", str(FIXTURE_DOMAINS), "--control-port", "0",
+    result = _scaleenv("serve", "--ray", "auto", "--domains-dir", str(FIXTURE_DOMAINS), "--port", "0", "--control-port", "0",
                        root=tmp_path, hide_ray=True)
     assert result.returncode == 3
     assert 'pip install "scaleenv-mcp[ray]"' in _one_error_line(result)
@@ -57,7 +58,7 @@ def test_ray_options_that_do_not_fit_are_usage_errors(tmp_path: Path, args: list
 
 def test_an_unreachable_ray_address_is_one_line_and_exit_3_without_a_hang(tmp_path: Path):
     pytest.importorskip("ray")
-    result = _scaleenv("serve", "--ray", "127.0.0.1:9", "--domains-dir", str(FIXTURE_DOMAINS), "--control-port", "0",
+    result = _scaleenv("serve", "--ray", "127.0.0.1:9", "--domains-dir", str(FIXTURE_DOMAINS), "--port", "0", "--control-port", "0",
                        root=tmp_path, timeout=30)  # port 9 (discard): nothing listens on loopback
     assert result.returncode == 3
     line = _one_error_line(result)
@@ -70,7 +71,7 @@ def test_serve_on_ray_serves_episodes_on_two_actors_and_stops_on_ctrl_c(tmp_path
     token = tmp_path / "token"
     process = subprocess.Popen(
         [sys.executable, "-m", "scaleenv_mcp", "serve", "--ray", "local", "--hosts", "2", "--workers", "1",
-         "--control-port", "0", "--domains-dir", str(FIXTURE_DOMAINS), "--token-file", str(token)],
+         "--port", "0", "--control-port", "0", "--domains-dir", str(FIXTURE_DOMAINS), "--token-file", str(token)],
         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
         env={**os.environ, "SCALEENV_STATE_DIR": str(tmp_path / "state"), "RAY_DEFAULT_OBJECT_STORE_MEMORY_PROPORTION": "0.05"})
     try:
@@ -78,6 +79,7 @@ def test_serve_on_ray_serves_episodes_on_two_actors_and_stops_on_ctrl_c(tmp_path
         banner = next(line for line in process.stderr if "control API on " in line)
         actors = [next(process.stderr) for _ in range(2)]
         control_url = banner.split("control API on ", 1)[1].split(" ", 1)[0]
+        public = banner.split("agents: ", 1)[1].split("/mcp/", 1)[0]
         assert all(": agents http://127.0.0.1:" in line for line in actors)
 
         async def drive() -> set[str]:
@@ -87,6 +89,9 @@ def test_serve_on_ray_serves_episodes_on_two_actors_and_stops_on_ctrl_c(tmp_path
                     async with mcp.Client(episode.agent_url) as client:
                         assert not (await client.call_tool("get_member", {"member_id": "MEM-00001"})).is_error
                     assert (await control.get_episode(episode.id)).calls == 1
+                async with mcp.Client(f"{public}/mcp/tiny_library") as client:  # the one public address
+                    borrowed = await client.call_tool("borrow_book", {"member_id": "MEM-00002", "book_id": "BK-00001"})
+                    assert borrowed.structured_content["loan_id"] == "LN-00008"
                 return {e.agent_url.split("/mcp/")[0] for e in episodes}
 
         assert len(asyncio.run(drive())) == 2  # one episode on each actor

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import anyio
+import mcp
 import pytest
 
 from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
@@ -45,6 +46,13 @@ async def cluster(ray_cluster: None, tmp_path_factory: pytest.TempPathFactory
     async with (RayHosts.running(settings, [FIXTURE_DOMAINS], hosts=2) as hosts,
                 hosts.control_api(settings) as (url, token_file), ControlClient(url, token_file=token_file) as control):
         yield hosts, control
+
+
+@pytest.fixture(scope="module")
+async def public(cluster: tuple[RayHosts, ControlClient]) -> AsyncIterator[str]:
+    """The one public agent address, proxied to the actors (as ``serve --ray`` serves it)."""
+    async with cluster[0].agent_proxy(HostSettings()) as url:
+        yield url
 
 
 def _running(pid: int) -> bool:
@@ -144,6 +152,28 @@ async def test_a_fork_onto_another_actor_keeps_the_fingerprint_and_trace(cluster
     same = await hosts.router.fork_onto(parent.id, _slot_of(hosts, parent))  # a local fork stays put
     assert _slot_of(hosts, same) == _slot_of(hosts, parent)
     assert await control.fingerprint(same.id) == await control.fingerprint(parent.id)
+
+
+async def test_the_public_address_keeps_a_session_on_one_actor_and_reaches_any_episode(
+        cluster: tuple[RayHosts, ControlClient], public: str):
+    hosts, control = cluster
+    borrow = {"member_id": "MEM-00002", "book_id": "BK-00001"}
+    async with mcp.Client(f"{public}/mcp/tiny_library") as first, mcp.Client(f"{public}/mcp/tiny_library") as second:
+        for client in (first, second):  # each session is an episode of its own, on one actor throughout
+            loans = [(await client.call_tool("borrow_book", borrow)).structured_content["loan_id"] for _ in range(2)]
+            assert loans == ["LN-00008", "LN-00009"]
+        interactive = [e for slot in hosts.slots for e in await slot.client.list_episodes() if e.origin == "interactive"]
+        assert len(interactive) == 2 and all(e.calls == 2 for e in interactive)
+    on: dict[int, EpisodeInfo] = {}
+    while len(on) < 2:
+        [episode] = await control.create_episodes("tiny_library")
+        on.setdefault(_slot_of(hosts, episode), episode)
+    for episode in on.values():  # /mcp/episodes/{id} from the public address reaches its owner
+        assert (await _call(f"{public}/mcp/episodes/{episode.id}", "get_member", member_id="MEM-00001"))["member_id"]
+        assert (await control.get_episode(episode.id)).calls == 1
+    with pytest.raises(Exception) as refused:
+        await _call(f"{public}/mcp/episodes/no-such-episode", "get_member", member_id="MEM-00001")
+    assert "unknown, expired or closed episode" in repr(refused.value)
 
 
 @pytest.mark.node

@@ -1,7 +1,7 @@
 """``scaleenv serve --ray`` as a person runs it: a real process, its one control API and public agent
-address, Ctrl-C; and the
-bad inputs, each one clear line and an exit code: Ray not installed (3, how to install it), an
-unreachable Ray address (3, within seconds), a --hosts without --ray or a --ray with --stdio (2).
+address, Ctrl-C; and the bad inputs, each one clear line and an exit code: Ray not installed (3, how to
+install it), an unreachable Ray address (3, within seconds), a --hosts without --ray or a --ray with
+--stdio (2).
 
 The Ray-less case runs everywhere (it hides Ray from the child); the rest need Ray installed.
 """

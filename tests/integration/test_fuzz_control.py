@@ -86,7 +86,7 @@ def _case(target: _Target, data: st.DataObject, mode: GenerationMode) -> Any:
 
 
 def _run(target: _Target, data: st.DataObject, mode: GenerationMode) -> None:
-    if data.draw(st.integers(0, 3)) == 0:
+    if not target.ids["id"] or data.draw(st.integers(0, 3)) == 0:
         target.refill()
     case = _case(target, data, mode)
     response = case.call(base_url=target.served.control_url, headers=target.headers, timeout=60)
@@ -103,16 +103,12 @@ def test_schema_lists_every_operation(target: _Target) -> None:
 @SHORT
 @given(data=st.data())
 def test_valid_requests_answer_as_documented(target: _Target, data: st.DataObject) -> None:
-    if not target.ids["id"]:
-        target.refill()
     _run(target, data, GenerationMode.POSITIVE)
 
 
 @SHORT
 @given(data=st.data())
 def test_invalid_requests_are_refused_as_documented(target: _Target, data: st.DataObject) -> None:
-    if not target.ids["id"]:
-        target.refill()
     _run(target, data, GenerationMode.NEGATIVE)
 
 
@@ -120,6 +116,4 @@ def test_invalid_requests_are_refused_as_documented(target: _Target, data: st.Da
 @LONG
 @given(data=st.data())
 def test_long_fuzz(target: _Target, data: st.DataObject) -> None:
-    if not target.ids["id"]:
-        target.refill()
     _run(target, data, data.draw(st.sampled_from([GenerationMode.POSITIVE, GenerationMode.NEGATIVE])))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from scaleenv_mcp.soak.chaos import chaos_checks, chaos_summary_lines
 from scaleenv_mcp.soak.run import summary_lines
 
 __all__ = ["render_reliability"]
@@ -13,7 +14,43 @@ def _verdict(ok: bool) -> str:
     return "yes" if ok else "**no**"
 
 
-def render_reliability(report: dict[str, Any], machine: str) -> str:
+def _chaos_section(chaos: dict[str, Any] | None) -> list[str]:
+    if chaos is None:
+        return ["## Chaos", "", "Not run yet: `scaleenv soak --chaos --markdown docs/reliability.md`.", ""]
+    config = chaos["config"]
+    return [
+        "## Chaos",
+        "",
+        f"Machine: {chaos.get('machine', 'not described')}. Run: `scaleenv soak --chaos --host-kills "
+        f"{config['host_kills']} --worker-kills {config['worker_kills']} --round-seconds {config['round_seconds']:g} "
+        f"--clients {config['clients']} --workers {config['workers']} --seed {config['seed']}"
+        + "".join(f" --domain {d}" for d in config["domains"])
+        + ("` with --skip-validation" if config["skip_validation"] else "`") + f" (JSON: {chaos.get('json', '')}).",
+        "",
+        f"One round per host kill: a fresh `scaleenv serve` on one state directory, {config['clients']} clients "
+        f"making episodes of {config['calls_per_episode']} fuzzed tool calls over MCP, a random worker killed "
+        "(SIGKILL) every few seconds, then the host killed (SIGKILL) under the load. Each episode that finished "
+        "is replayed call by call into a fresh one (calls answered `worker_lost` left out: nothing of them was "
+        "kept) and the fingerprints compared; every episode the killed host had open is asked of the next host "
+        "(control API, and the first three over MCP); the killed host's processes are looked for by their tag.",
+        "",
+        *[f"- {line}" for line in chaos_summary_lines(chaos)],
+        "",
+        "| check | met |",
+        "|---|---|",
+        *[f"| {name} | {_verdict(ok)} |" for name, ok in chaos_checks(chaos)],
+        "",
+        "| tool call outcome under chaos | count |",
+        "|---|---|",
+        *[f"| {k} | {v} |" for k, v in chaos["outcomes"].items()],
+        "",
+        *(["| failure | detail |", "|---|---|",
+           *[f"| {e['class']} | `{e['detail'][:160]}` |".replace("\n", " ") for e in chaos["failure_examples"]], ""]
+          if chaos["failure_examples"] else []),
+    ]
+
+
+def render_reliability(report: dict[str, Any], machine: str, chaos: dict[str, Any] | None = None) -> str:
     config = report["config"]
     growth = report["rss"]["host_growth_after_warmup_pct"]
     checks = [
@@ -55,10 +92,7 @@ def render_reliability(report: dict[str, Any], machine: str) -> str:
         "quarter of the episodes are replayed call by call into a fresh episode and the fingerprints compared. "
         "15% of the loops instead send 10 arbitrary JSON-RPC messages on an episode of their own.",
         "",
-        "Not measured by the soak: the chaos run of issue #29 (20 host kills and 100 worker kills under load) is "
-        "not built yet; a killed host leaving no process is shown by tests/integration/test_lifetime.py, a killed "
-        "worker's episodes rebuilt by replay by tests/integration/test_runaway.py.",
-        "",
+        *_chaos_section(chaos),
         "## Tool call outcomes",
         "",
         "| outcome | count |",

@@ -38,7 +38,7 @@ from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport
 
-__all__ = ["ControlMount", "MountFactory", "build_control_app", "error_status", "write_token"]
+__all__ = ["ControlMount", "MountFactory", "build_control_app", "error_response", "write_token"]
 
 log = logging.getLogger("scaleenv.control")
 

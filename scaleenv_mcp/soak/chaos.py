@@ -368,8 +368,9 @@ def chaos_checks(report: dict[str, Any]) -> list[tuple[str, bool]]:
 def chaos_summary_lines(report: dict[str, Any]) -> list[str]:
     host, worker = report["lost_with_host"], report["lost_with_worker"]
     return [
-        f"host kills: {report['host_kills']}; worker kills: {report['worker_kills']} (respawned in "
-        f"{report['worker_respawn_ms']['median']} ms median, {report['worker_respawn_ms']['max']} ms max); "
+        f"host kills: {report['host_kills']}; worker kills: {report['worker_kills']} (a fresh worker process "
+        f"started {report['worker_respawn_ms']['median']} ms after the SIGKILL, median; "
+        f"{report['worker_respawn_ms']['max']} ms max); "
         f"{report['elapsed_s']} s",
         f"processes left after host kills: {report['processes_left']} (all gone {report['host_gone_ms']['median']} ms "
         f"after the SIGKILL, median; {report['host_gone_ms']['max']} ms max)",

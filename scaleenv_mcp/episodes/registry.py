@@ -12,11 +12,7 @@ is deleted when that episode closes, unless it was pinned; pinned ones live unti
 (``DELETE /snapshots/{id}``). A host holds at most ``max_snapshots`` (issue #29, failure 3:
 they used to live for the host's whole life, about 213 KB each).
 
-Lost episodes (issue #29): an episode whose worker died and that could not be rebuilt (the
-worker died again during its replay, or the replay failed), and every episode a previous host
-on the same state directory had open when it stopped (``journal``), answer ``episode_lost``
-(``EpisodeLostError``, HTTP 410) instead of ``episode_not_found``; a request the worker was
-running when it died answers ``worker_lost`` (HTTP 503: retry, the episode is rebuilt).
+An episode that cannot be rebuilt, and every episode a stopped host left open, is lost (``lost.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -32,19 +27,17 @@ from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.episode import Episode, EpisodeOrigin, Snapshot, new_episode_id, unknown_snapshot
 from scaleenv_mcp.episodes.episode_file import EpisodeFile
-from scaleenv_mcp.episodes.journal import LOST_REMEMBERED, EpisodeJournal
+from scaleenv_mcp.episodes.lost import LostEpisodes, worker_fault
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.errors import (
     CapacityError,
     EnvironmentFaultError,
     EpisodeFileError,
-    EpisodeLostError,
     EpisodeNotFoundError,
     LimitExceededError,
     UnknownTaskError,
     UnknownToolError,
     UsageError,
-    WorkerLostFaultError,
 )
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
@@ -70,28 +63,12 @@ class EpisodeRegistry:
         self.counts = {EpisodeOrigin.interactive: 0, EpisodeOrigin.harness: 0}
         # Told of every closed episode and why ("closed", "expired" or "lost"): keyed URLs remember their keys.
         self.on_close: list[Callable[[Episode, str], None]] = []
-        self.lost: OrderedDict[str, str] = OrderedDict()  # episode id -> why it is lost (the newest kept)
-        self.journal = EpisodeJournal(settings.state_dir / "episodes")
+        self.lost = LostEpisodes(settings.state_dir)  # the host opens and closes its journal
 
     # -- lost episodes ------------------------------------------------------------------------
-    def open_journal(self) -> None:
-        """Start recording open episodes; those a stopped host on this state directory left open are lost."""
-        for episode_id in self.journal.open():
-            self._remember_lost(episode_id, "the host that held it stopped (killed, crashed or restarted)")
-
-    def close_journal(self) -> None:
-        self.journal.close(episodes_open=any(not e.closed for e in self.episodes.values()))
-
-    def _remember_lost(self, episode_id: str, reason: str) -> None:
-        self.lost[episode_id] = reason
-        while len(self.lost) > LOST_REMEMBERED:
-            self.lost.popitem(last=False)
-
     def _opened(self, episode: Episode) -> None:
         self.episodes[episode.id] = episode
-        self.journal.opened(episode.id)
-        if self.journal.lines > 2 * len(self.episodes) + 10_000:
-            self.journal.compact(list(self.episodes))
+        self.lost.opened(episode.id, self.episodes.keys())
 
     def _drop(self, episode: Episode, reason: str) -> None:
         """Forget a closed, expired or lost episode, with its unpinned snapshots and its place on its worker."""
@@ -103,7 +80,7 @@ class EpisodeRegistry:
         episode.worker.episodes.discard(episode.id)
         for snapshot_id in [k for k, v in self.snapshots.items() if v.owner == episode.id and not v.pinned]:
             del self.snapshots[snapshot_id]
-        self.journal.ended(episode.id)
+        self.lost.ended(episode.id)
 
     def _gone(self, episode_id: str | None) -> None:
         """Raise EpisodeLostError or EpisodeNotFoundError when the episode ended while a request of it waited."""
@@ -116,17 +93,8 @@ class EpisodeRegistry:
         episode = self.episodes.get(episode_id) if episode_id is not None else None
         if episode is not None and episode.opened_on != episode.worker.generation:
             self._drop(episode, "lost")
-            self._remember_lost(episode.id, "its worker died and every fresh worker died before rebuilding it")
+            self.lost.remember(episode.id, "its worker died and every fresh worker died before rebuilding it")
             self.get(episode.id)
-
-    @staticmethod
-    def _worker_fault(lost: WorkerLostError, what: str) -> EnvironmentFaultError:
-        """A request's worker was lost: past the request's own budget an environment fault, else
-        ``worker_lost`` (the worker died under it; a retry is safe once the episode is rebuilt)."""
-        if lost.budget:
-            return EnvironmentFaultError(f"the environment stopped this {what}: {lost.reason}")
-        return WorkerLostFaultError(f"the worker running this {what} died ({lost.reason}); nothing of it was kept "
-                                    "and the episode is rebuilt by replay: retry it")
 
     # -- domains --------------------------------------------------------------------------
     def add_domain(self, package: DomainPackage) -> DomainRuntime:
@@ -150,7 +118,7 @@ class EpisodeRegistry:
             status, payload = await worker.submit(message, timeout or self.settings.call_timeout * 6)
         except WorkerLostError as lost:
             self._gone(episode_id)
-            raise self._worker_fault(lost, "call" if message[0] == "call" else "request") from None
+            raise worker_fault(lost, "call" if message[0] == "call" else "request") from None
         if status != OK:
             self._gone(episode_id)
             self._lost_unless_rebuilt(episode_id)
@@ -188,7 +156,7 @@ class EpisodeRegistry:
                 if not episode.closed:
                     why = error.reason if isinstance(error, WorkerLostError) else error.message
                     self._drop(episode, "lost")
-                    self._remember_lost(episode.id, f"its worker died and it could not be rebuilt by replay ({why})")
+                    self.lost.remember(episode.id, f"its worker died and it could not be rebuilt by replay ({why})")
 
         await asyncio.gather(*(reopen(e) for e in episodes))
 
@@ -217,7 +185,7 @@ class EpisodeRegistry:
             try:
                 await self._open_on(worker, episode, untrusted=restored is not None)
             except WorkerLostError as lost:
-                raise self._worker_fault(lost, "new episode's opening") from None
+                raise worker_fault(lost, "new episode's opening") from None
         except BaseException:
             self.counts[origin] -= 1
             worker.episodes.discard(episode.id)
@@ -228,19 +196,16 @@ class EpisodeRegistry:
     def get(self, episode_id: str) -> Episode:
         episode = self.episodes.get(episode_id)
         if episode is None or episode.closed:
-            if episode_id in self.lost:
-                raise EpisodeLostError(f"episode lost: {self.lost[episode_id]}; its state cannot be recovered "
-                                       "(export episodes to keep them); create a new one")
+            lost = self.lost.error(episode_id)
+            if lost is not None:
+                raise lost
             raise EpisodeNotFoundError("unknown, expired or closed episode; create a new one")
         episode.last_used = time.monotonic()
         return episode
 
     async def close(self, episode_id: str, reason: str = "closed") -> None:
         """Close an episode; ``reason`` ("closed" or "expired") is passed to the ``on_close`` listeners."""
-        episode = self.episodes.get(episode_id)
-        if episode is None:
-            self.get(episode_id)  # EpisodeLostError or EpisodeNotFoundError
-            raise EpisodeNotFoundError("unknown, expired or closed episode")
+        episode = self.get(episode_id)  # EpisodeLostError or EpisodeNotFoundError
         self._drop(episode, reason)
         try:
             await self._request(episode.worker, ("close", episode_id))
@@ -453,7 +418,7 @@ class EpisodeRegistry:
             await closing
         except WorkerLostError as lost:  # like _request: the pool rebuilds the worker's other episodes
             self._gone(episode_id)
-            raise self._worker_fault(lost, "reset") from None
+            raise worker_fault(lost, "reset") from None
 
     async def fork(self, episode_id: str, origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
         parent = self.get(episode_id)

@@ -39,6 +39,7 @@ from scaleenv_mcp.errors import (
     RequestTooLargeError,
     SnapshotNotFoundError,
     UsageError,
+    WorkerLostFaultError,
 )
 from scaleenv_mcp.host.control_models import (
     CreateEpisodes,
@@ -105,6 +106,8 @@ def raise_for_response(response: httpx.Response) -> None:
     if status < 500:
         refused = {cls.code: cls for cls in (EpisodeFileError, DomainVersionError)}
         raise refused.get(code, UsageError)(message)
+    if status == 503 and code == WorkerLostFaultError.code:
+        raise WorkerLostFaultError(message)
     raise EnvironmentFaultError(f"control API failed ({status}): {message}")
 
 

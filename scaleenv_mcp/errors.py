@@ -20,6 +20,7 @@ Two families, kept apart because they mean different things to an agent and to a
     │   ├── LimitExceededError       code ``limit_exceeded``
     │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
     │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
+    │       └── WorkerLostFaultError     code ``worker_lost`` (the worker died under this request; retry)
     ├── DomainError               a domain package is broken: file, field and reason
     └── UsageError                bad input to a CLI command or Python API call
         ├── UnknownTaskError         code ``usage`` (a task id the domain does not have)
@@ -59,6 +60,7 @@ __all__ = [
     "UnknownTaskError",
     "UnknownToolError",
     "UsageError",
+    "WorkerLostFaultError",
     "TOOL_ERROR_CODES",
     "tool_error_for_code",
 ]
@@ -147,6 +149,7 @@ class EpisodeLostError(EpisodeNotFoundError):
 
     code = "episode_lost"
 
+
 class CapacityError(HarnessError):
     """A live-episode cap was reached; nobody else's episode was evicted."""
 
@@ -169,6 +172,14 @@ class EnvironmentFaultError(HarnessError):
     """Tool code crashed, ran past its budget or lost its worker: infrastructure, not the agent."""
 
     code = "environment_fault"
+
+
+class WorkerLostFaultError(EnvironmentFaultError):
+    """The worker process running this request died under it (killed from outside, crashed). Nothing
+    of the request was kept; the episode is rebuilt by replay on a fresh worker, so a retry is safe
+    (HTTP 503). Not the agent's doing; a call past its own budget is a plain ``environment_fault``."""
+
+    code = "worker_lost"
 
 
 class DomainError(ScaleEnvError):

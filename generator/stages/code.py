@@ -20,8 +20,8 @@ from pydantic import BaseModel
 
 from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import ToolSpec
+from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.generator.drafts import DebugFix, DomainCard, ToolCode, ToolTests
-from scaleenv_mcp.generator.gathering import gather_all
 from scaleenv_mcp.generator.llm import LLMOutputError
 from scaleenv_mcp.generator.prompting import prompt_fragment
 from scaleenv_mcp.generator.report import ToolOutcome

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from scaleenv_mcp.domain.manifest import ToolSpec
+from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.generator.drafts import DomainCard, ToolDrafts, ToolPlan
-from scaleenv_mcp.generator.gathering import gather_all
 from scaleenv_mcp.generator.stages.context import RunContext, StageScope
 
 __all__ = ["BATCH", "normalise_tool", "run_tool_schemas"]

@@ -41,8 +41,8 @@ from typing import Any
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, UserSpec
+from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.generator.backoff import RetryBudget
-from scaleenv_mcp.generator.gathering import gather_all
 from scaleenv_mcp.generator.llm import LLMClient, LLMOutputError
 from scaleenv_mcp.generator.prompting import render_prompt
 from scaleenv_mcp.generator.report import UsageLedger

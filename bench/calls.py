@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.loadgen import open_session, tool_call_body
-from bench.procstat import process_tree_cpu
+from bench.procstat import process_cpu, process_tree_cpu
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -76,7 +76,13 @@ def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
 
 
 async def drive_http(url: str, pid: int, body: bytes, concurrency: int, calls_per_connection: int) -> dict[str, float]:
-    connections = [await open_session(url) for _ in range(concurrency)]
+    return await drive_urls([url] * concurrency, [pid], body, calls_per_connection)
+
+
+async def drive_urls(urls: list[str], pids: list[int], body: bytes, calls_per_connection: int) -> dict[str, float]:
+    """One connection (handshake session) per URL, all calling at once; server CPU summed over ``pids``
+    and their descendants (several servers, or host actors and their workers)."""
+    connections = [await open_session(url) for url in urls]
 
     async def warm(connection) -> None:
         for _ in range(20):
@@ -89,9 +95,11 @@ async def drive_http(url: str, pid: int, body: bytes, concurrency: int, calls_pe
         for _ in range(calls_per_connection):
             latencies.append(await connection.call(body))
 
-    cpu_before, started = process_tree_cpu(pid), time.perf_counter()
+    cpu_before, serving_before = sum(map(process_tree_cpu, pids)), sum(map(process_cpu, pids))
+    started = time.perf_counter()
     await asyncio.gather(*(run(c) for c in connections))
-    wall, cpu = time.perf_counter() - started, process_tree_cpu(pid) - cpu_before
+    wall, cpu = time.perf_counter() - started, sum(map(process_tree_cpu, pids)) - cpu_before
+    serving = sum(map(process_cpu, pids)) - serving_before
     for connection in connections:
         await connection.close()
     latencies.sort()
@@ -99,7 +107,8 @@ async def drive_http(url: str, pid: int, body: bytes, concurrency: int, calls_pe
     return {"calls": total, "calls_per_s": round(total / wall, 1),
             "p50_ms": round(statistics.median(latencies) * 1000, 3),
             "p99_ms": round(latencies[int(total * 0.99) - 1] * 1000, 3),
-            "server_cpu_ms_per_call": round(cpu / total * 1000, 4)}
+            "server_cpu_ms_per_call": round(cpu / total * 1000, 4),
+            "serving_process_cpu_ms_per_call": round(serving / total * 1000, 4)}  # without its workers
 
 
 def bench_http(domain_dir: Path, tool: str, arguments: dict[str, Any], state_dir: Path,

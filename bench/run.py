@@ -21,6 +21,7 @@ from bench.episodes import bench_episodes
 from bench.hostile import bench_hostile, render_hostile
 from bench.interleaved import bench_interleaved, render_interleaved
 from bench.replay import bench_replay
+from bench.scaling import bench_scaling, render_scaling
 from bench.startup import bench_startup, render_startup
 from bench.state_tracking import bench_state_tracking, render_state_tracking
 from bench.ui import bench_ui, render_ui
@@ -57,7 +58,7 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup", "calls", "ui")
+SECTIONS = ("validation", "state", "startup", "calls", "ui", "scaling")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
@@ -79,6 +80,14 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
         with tempfile.TemporaryDirectory() as scratch:
             result["calls_interleaved"] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
                                                             calls=500 if quick else 2000)
+    elif section == "scaling":
+        if domain_dir is None:
+            raise ValueError("--only scaling needs a domain")
+        tool, arguments = pick_call(domain_dir)
+        result["scaling_environment"] = environment()
+        with tempfile.TemporaryDirectory() as scratch:
+            result["scaling"] = bench_scaling(domain_dir, Path(scratch) / "state", tool, arguments, rounds=rounds,
+                                              calls=1000 if quick else 3000)
     elif section == "ui":
         with tempfile.TemporaryDirectory() as scratch:
             result["ui"] = bench_ui(Path(scratch), renders=10 if quick else 30)
@@ -161,6 +170,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
     if result.get("ui"):
         lines += render_ui(result["ui"], result.get("ui_environment"))
+    if result.get("scaling"):
+        lines += render_scaling(result["scaling"], result.get("scaling_environment"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")

@@ -63,7 +63,9 @@ def exit_code_for(error: BaseException) -> int:
 
 def fail(error: BaseException) -> NoReturn:
     message = error.message if isinstance(error, ScaleEnvError) else f"{type(error).__name__}: {error}"
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    from rich.markup import escape
+
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a message's [brackets] are text
     raise typer.Exit(exit_code_for(error))
 
 

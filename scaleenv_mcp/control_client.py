@@ -74,6 +74,7 @@ def raise_for_response(response: httpx.Response) -> None:
         EpisodeNotFoundError: 404 naming an episode (another 404 is a wrong URL: UsageError);
             EpisodeExpiredError for a keyed episode that expired.
         SnapshotNotFoundError: 404 naming a snapshot.
+        EpisodeLostError: 410 (the episode was lost with its host).
         RequestTooLargeError: 413 (a body over the listener's limit).
         CapacityError, LimitExceededError: 429, told apart by the error code.
         EpisodeFileError, DomainVersionError: 400 refusing an imported episode file, by the error code.

@@ -1,11 +1,21 @@
-"""What an MCP client meets on a refused connection, shared by the integration tests."""
+"""MCP client helpers shared by the integration tests: one tool call, what a refused connection meets."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import mcp
 from mcp.shared.exceptions import MCPError
 
-__all__ = ["refusal"]
+__all__ = ["call_tool", "refusal"]
+
+
+async def call_tool(url: str, tool: str, **arguments: Any) -> dict[str, Any]:
+    """One tool call over MCP streamable HTTP with the Python SDK; the structured result of a successful call."""
+    async with mcp.Client(url) as client:
+        result = await client.call_tool(tool, arguments)
+    assert not result.is_error, result.content
+    return result.structured_content
 
 
 async def refusal(url: str, mode: str) -> MCPError:

@@ -57,8 +57,10 @@ def sample_tasks(tasks: list[Task], size: int | None) -> list[Task]:
 @contextlib.asynccontextmanager
 async def served_transport(package: DomainPackage, tasks: list[Task], transport: str, workers: int | None,
                            url: str | None = None, control_url: str | None = None,
-                           token_file: Path | None = None, validate: bool = True) -> AsyncIterator[Transport]:
-    """A transport to episodes of ``tasks``: our own host (memory or loopback HTTP), or a remote one.
+                           token_file: Path | None = None, validate: bool = True, ray: str | None = None,
+                           hosts: int | None = None) -> AsyncIterator[Transport]:
+    """A transport to episodes of ``tasks``: our own host (memory or loopback HTTP), host actors on the
+    Ray cluster at ``ray`` (``hosts`` of them, behind one control API: docs/cluster.md), or a remote host.
 
     ``validate=False`` serves the package without the host's procedural validation (for
     checks of tasks whose domain is validated elsewhere, like the CI sample replay).
@@ -68,6 +70,13 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
 
     if transport not in ("memory", "http"):
         raise UsageError(f"--transport must be memory or http, not {transport!r}")
+    if ray is not None:
+        if transport != "http" or control_url is not None or url is not None:
+            raise UsageError("--ray starts its own host actors, reached over HTTP: give --transport http and no "
+                             "--url or --control-url")
+        async with _ray_transport(package, tasks, workers, validate, ray, hosts) as served:
+            yield served
+        return
     if url is not None and control_url is None:
         raise UsageError("--url names a running host's agent listener: give its --control-url and --token-file too")
     if control_url is not None:
@@ -97,6 +106,25 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
             assert listeners.control_url is not None
             remote = HttpTransport(package.slug, listeners.control_url, token=listeners.token,
                                    agent_url=listeners.agent_url)
+            try:
+                yield remote
+            finally:
+                await remote.aclose()
+
+
+@contextlib.asynccontextmanager
+async def _ray_transport(package: DomainPackage, tasks: list[Task], workers: int | None, validate: bool, address: str,
+                         hosts: int | None) -> AsyncIterator[Transport]:
+    """Episodes spread over host actors on Ray; the replays talk to each episode's owner (agent_url)."""
+    from scaleenv_mcp.cluster.hosts import RayHosts
+    from scaleenv_mcp.settings import HostSettings
+
+    settings = HostSettings.from_env(workers=workers, max_harness_episodes=100000,
+                                     skip_validation=True if not validate else None)
+    async with RayHosts.running(settings, domains=[str(package.path)], hosts=hosts, address=address) as cluster:
+        await cluster.stage_tasks(package.slug, tasks)
+        async with cluster.control_api(settings.model_copy(update={"token_file": None})) as (control_url, token_path):
+            remote = HttpTransport(package.slug, control_url, token_file=token_path)
             try:
                 yield remote
             finally:
@@ -145,16 +173,19 @@ def apply_determinism(package: DomainPackage, tasks: list[Task], verdicts: list[
 async def verify_domain(domain_path: Path, tasks_file: Path | None = None, transport: str = "memory",
                         url: str | None = None, control_url: str | None = None, token_file: Path | None = None,
                         sample: int | None = None, workers: int | None = None, determinism: bool = True,
-                        progress: Progress | None = None, validate: bool = True) -> VerifyReport:
-    """Verify a domain's tasks (its tasks.jsonl, or ``tasks_file``) and report per task and gate."""
+                        progress: Progress | None = None, validate: bool = True, ray: str | None = None,
+                        hosts: int | None = None) -> VerifyReport:
+    """Verify a domain's tasks (its tasks.jsonl, or ``tasks_file``) and report per task and gate; with ``ray``,
+    on ``hosts`` host actors of that Ray cluster (the same report as a local run over http but for the timings)."""
     started = time.perf_counter()
     package = load_domain(domain_path)
     tasks = load_tasks(tasks_file) if tasks_file else list(package.tasks.values())
     if not tasks:
         raise UsageError(f"no tasks to verify for {package.slug} (synthesise them with `scaleenv tasks synth`)")
     tasks = sample_tasks(tasks, sample)
-    concurrency = max(2, 4 * (workers or 2))
-    async with served_transport(package, tasks, transport, workers, url, control_url, token_file, validate) as served:
+    concurrency = max(2, 4 * (workers or 2) * (hosts or 1))
+    async with served_transport(package, tasks, transport, workers, url, control_url, token_file, validate, ray,
+                                hosts) as served:
         verdicts = await verify_tasks(package, tasks, served, concurrency=concurrency, progress=progress)
     if determinism:
         apply_determinism(package, tasks, verdicts)

@@ -20,11 +20,12 @@ def bench(
         help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
              "sets; 'startup': only the first-five-minutes timings (#28); 'calls': only HTTP tool calls, in interleaved "
              "rounds against the bare server (#25); 'ui': only the web view's list of 10,000 live episodes (#24); "
-             "merged into the JSON of an earlier full run.")] = None,
+             "'scaling': only calls/s and CPU per call on 1, 2 (more on bigger machines) Ray host actors against as "
+             "many bare servers (#22; needs the [ray] extra); merged into the JSON of an earlier full run.")] = None,
     baseline: Annotated[Path | None, typer.Option(
         help="With --only startup or calls: another checkout (e.g. a worktree of main) measured the same way, "
              "as 'before'.")] = None,
-    rounds: Annotated[int, typer.Option(help="With --only calls: rounds (each server at each concurrency once).")] = 3,
+    rounds: Annotated[int, typer.Option(help="With --only calls or scaling: rounds (each server at each level once).")] = 3,
 ) -> None:
     """Tool calls (HTTP at 1/16/64 connections, in-memory, stdio) against bare low-level and FastMCP
     servers running the same tool code inline; episode creation, memory, fingerprint and diff

@@ -53,12 +53,18 @@ def serve(
     results: Annotated[list[Path] | None, typer.Option("--results", metavar="DIR", help="Eval run folders (or a "
                                                        "folder of them) the web view shows (repeatable).")] = None,
     no_ui: Annotated[bool, typer.Option("--no-ui", help="Do not serve the web view on the control listener.")] = False,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the hosts as Ray actors behind "
+                                            "this one control API: 'local' (start Ray here), 'auto' (the cluster "
+                                            "this node joined) or the head's host:port. Needs the [ray] extra.")] = None,
+    hosts: Annotated[int | None, typer.Option("--hosts", min=1, help="With --ray: host actors to start (default: "
+                                              "one per CPU the cluster has free).")] = None,
 ) -> None:
     """Serve the domains over MCP: /mcp/{domain} for interactive use, /mcp/episodes/{id} per episode.
 
     Examples:
       scaleenv serve                         # every shipped domain on 127.0.0.1:8765
       scaleenv serve --stdio smart_home      # one episode for a client that spawns this process
+      scaleenv serve --ray auto --hosts 8    # 8 hosts as Ray actors behind one control API
     """
     import anyio
 
@@ -72,6 +78,9 @@ def serve(
     settings = settings.model_copy(update={"control_port": None if no_control else control_port})
     try:
         _check_domains(stdio, domain, domains_dir)
+        if ray is not None or hosts is not None:
+            _serve_on_ray(settings, ray, hosts, stdio, domains_dir, domain)
+            return
         if stdio is not None:
             from scaleenv_mcp.host.stdio import serve_stdio
 
@@ -90,6 +99,28 @@ def serve(
         fail(error)
     except KeyboardInterrupt:
         pass
+
+
+def _serve_on_ray(settings: HostSettings, address: str | None, hosts: int | None, stdio: str | None,
+                  domains_dir: list[Path] | None, domains: list[str] | None) -> None:
+    """``--ray``: refuse what does not fit it, check Ray is installed (exit 3 with how to install it),
+    bind the control port, then run the host actors and the control API over them."""
+    import anyio
+
+    from scaleenv_mcp.errors import UsageError
+
+    if address is None:
+        raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+    if stdio is not None or settings.control_port is None:
+        raise UsageError("--ray serves through its control API: it does not go with --stdio or --no-control")
+    from scaleenv_mcp.cluster.requirement import import_ray
+    from scaleenv_mcp.host.bind import BoundSockets
+
+    import_ray()
+    bound = BoundSockets.bind(settings)  # the public agent address (proxied) and the control API
+    from scaleenv_mcp.cluster.hosts import serve_cluster
+
+    anyio.run(lambda: serve_cluster(settings, bound, domains_dir, domains, address=address, hosts=hosts))
 
 
 def _check_domains(stdio: str | None, domains: list[str] | None, domains_dir: list[Path] | None) -> None:

@@ -22,6 +22,11 @@ def verify(
     sample: Annotated[int | None, typer.Option("--sample", min=1, help="Verify a deterministic sample of N tasks.")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Worker processes of the host started here.")] = None,
     no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second-process replay.")] = False,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Replay on host actors of this Ray "
+                                            "cluster (local, auto or host:port; with --transport http): the same "
+                                            "report as a local run. Needs the [ray] extra.")] = None,
+    hosts: Annotated[int | None, typer.Option("--hosts", min=1, help="With --ray: host actors to start (default: "
+                                              "one per CPU the cluster has free).")] = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:
@@ -34,10 +39,12 @@ def verify(
 
     from scaleenv_mcp.console import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
-    from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.errors import ScaleEnvError, UsageError
     from scaleenv_mcp.verifier.verify import verify_domain
 
     try:
+        if hosts is not None and ray is None:
+            raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
         path = resolve_domain_path(domain, domains_dir)
         with Progress(console=console, transient=True, disable=json_output) as bar:
             job = bar.add_task(f"verifying {path.name} over {transport}", total=None)
@@ -46,7 +53,7 @@ def verify(
                 bar.update(job, completed=done, total=total)
 
             report = anyio.run(lambda: verify_domain(path, tasks, transport, url, control_url, token_file, sample,
-                                                     workers, not no_determinism, progress))
+                                                     workers, not no_determinism, progress, ray=ray, hosts=hosts))
     except ScaleEnvError as error:
         fail(error)
     if json_output:

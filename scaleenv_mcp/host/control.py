@@ -31,6 +31,7 @@ from starlette.types import ASGIApp
 
 from scaleenv_mcp.errors import RequestTooLargeError, ScaleEnvError, UsageError
 from scaleenv_mcp.host import control_models as models
+from scaleenv_mcp.host.episode_control import EpisodeControl
 from scaleenv_mcp.host.errors import error_status
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.security import is_allowed
@@ -95,9 +96,10 @@ def error_response(error: Exception) -> JSONResponse:
 
 
 class _Routes:
-    """Each endpoint is one call of the host's public episode API (``EpisodeControl``), its model as JSON."""
+    """Each endpoint is one call of the host's public episode API (``EpisodeControl``), its model as JSON:
+    an in-process ``Host``, or a router over many hosts (``scaleenv_mcp.cluster``)."""
 
-    def __init__(self, host: Host, settings: HostSettings) -> None:
+    def __init__(self, host: EpisodeControl, settings: HostSettings) -> None:
         self.host = host
         self.settings = settings
 
@@ -282,11 +284,18 @@ def build_openapi() -> dict[str, Any]:
             "paths": paths}
 
 
-def build_control_app(host: Host, settings: HostSettings, agent_base: str | None = None,
+def build_control_app(host: EpisodeControl, settings: HostSettings, agent_base: str | None = None,
                       mounts: list[MountFactory] | None = None) -> tuple[Starlette, str, Path, list[ControlMount]]:
-    """The control app, its token, the token file and the mounts built (each served under its path)."""
+    """The control app, its token, the token file and the mounts built (each served under its path).
+
+    ``host`` is one in-process ``Host`` (its episodes' agent URLs start at ``agent_base``; mounts need
+    one) or any other ``EpisodeControl``, such as the router over Ray host actors, whose episodes carry
+    their owners' agent URLs already."""
     token, token_path = write_token(settings)
-    host.agent_url = agent_base or f"http://{settings.host}:{settings.port}"
+    if isinstance(host, Host):
+        host.agent_url = agent_base or f"http://{settings.host}:{settings.port}"
+    elif mounts:
+        raise UsageError("mounts (the web view) need an in-process Host")
     routes = _Routes(host, settings)
     openapi = build_openapi()
 
@@ -332,7 +341,7 @@ def build_control_app(host: Host, settings: HostSettings, agent_base: str | None
 
     app_routes: list[BaseRoute] = [Route("/openapi.json", openapi_doc, methods=["GET"])]
     app_routes += [Route(path, guarded(name), methods=[method]) for method, path, name, *_ in _ENDPOINTS]
-    built = [factory(host, settings, token) for factory in mounts or []]
+    built = [factory(host, settings, token) for factory in mounts or [] if isinstance(host, Host)]
     app_routes += [Mount(mount.path, app=mount.app) for mount in built]
     app = Starlette(routes=app_routes)
     app.state.routes_impl = routes

@@ -26,7 +26,7 @@ from scaleenv_mcp.settings import HostSettings
 if TYPE_CHECKING:
     from scaleenv_mcp.host.control import MountFactory
 
-__all__ = ["Listeners", "serve_http", "serving"]
+__all__ = ["Listeners", "serve_http", "serving", "serving_apps"]
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,15 @@ async def serving(host: Host, settings: HostSettings | None = None, bound: Bound
         apps.append((control_app, bound.control))
         control_url = f"http://{display_host(settings.host)}:{bound.control.getsockname()[1]}"
         ui_login_url = next((url for mount in built if (url := mount.login_url(control_url))), None)
+    async with serving_apps(apps):
+        yield Listeners(agent_url, control_url, token_path, token, ui_login_url)
+
+
+@contextlib.asynccontextmanager
+async def serving_apps(apps: list[tuple[object, socket.socket]]) -> AsyncIterator[None]:
+    """Serve each ASGI app on its bound socket (uvicorn, this event loop) from when all have started
+    until the block ends; then stop them and close the sockets. Shared by ``serving`` and the
+    control listener of Ray host actors (``scaleenv_mcp.cluster``)."""
     servers = [_server(app) for app, _ in apps]
     tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, (_, sock) in zip(servers, apps)]
     try:
@@ -84,7 +93,7 @@ async def serving(host: Host, settings: HostSettings | None = None, bound: Bound
                         raise t.exception()  # type: ignore[misc]
                 raise RuntimeError("a listener stopped while starting")
             await asyncio.sleep(0.01)
-        yield Listeners(agent_url, control_url, token_path, token, ui_login_url)
+        yield
     finally:
         for server in servers:
             server.should_exit = True

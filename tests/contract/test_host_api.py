@@ -1,4 +1,5 @@
-"""Host (in process) and ControlClient (over HTTP) offer the same episode operations: EpisodeControl.
+"""Host (in process), ControlClient (over HTTP) and HostRouter (over many hosts: scaleenv_mcp.cluster, which
+imports no Ray itself) offer the same episode operations: EpisodeControl.
 
 The signatures are compared here so that a parameter added to one and not the other fails at
 once; the type checker (tests/contract/test_types.py) also checks both classes against the
@@ -13,6 +14,7 @@ from collections.abc import Callable
 import pytest
 
 from scaleenv_mcp import ControlClient, EpisodeControl, Host
+from scaleenv_mcp.cluster.router import HostRouter
 from scaleenv_mcp.host.episode_control import EpisodeControl as Declared
 
 OPERATIONS = sorted(name for name, member in vars(Declared).items()
@@ -31,7 +33,7 @@ def test_the_protocol_names_every_control_operation():
     assert EpisodeControl is Declared
 
 
-@pytest.mark.parametrize("implementation", [Host, ControlClient], ids=lambda c: c.__name__)
+@pytest.mark.parametrize("implementation", [Host, ControlClient, HostRouter], ids=lambda c: c.__name__)
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_both_implementations_take_the_protocols_parameters(implementation: type, operation: str):
     declared = _shape(getattr(Declared, operation))

@@ -55,6 +55,14 @@ def test_serve_path_never_imports_openai_or_the_generator():
     assert _loaded(code, ("openai", "scaleenv_mcp.generator", "scaleenv_mcp.clients")) == []
 
 
+def test_ray_is_imported_only_when_asked_for():
+    """Ray is an optional extra: importing any module of ours leaves it unloaded, the cluster package's
+    included; only starting host actors (``--ray``, ``RayHosts.running``) loads it, through import_ray()."""
+    code = ("import scaleenv_mcp, scaleenv_mcp.cli.app, scaleenv_mcp.cli.serve, scaleenv_mcp.host.listeners, "
+            "scaleenv_mcp.host.control, scaleenv_mcp.cluster.router, scaleenv_mcp.cluster.hosts, scaleenv_mcp.cluster.actor")
+    assert _loaded(code, ("ray",)) == []
+
+
 def test_the_web_view_never_loads_openai_and_draws_graphs_only_when_asked():
     """``scaleenv serve`` mounts the web view: it must not bring openai (or the generator) into
     the serving process; the generator's pure graph drawing is imported on the first domain page."""

@@ -34,6 +34,7 @@ from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.model import RowOp
+from tests.support_mcp import call_tool as _call
 from tests.support_mcp import refusal
 
 pytestmark = pytest.mark.anyio
@@ -69,14 +70,6 @@ async def _running(settings: HostSettings, domain_dirs: list[Path] | None = None
 async def control(listeners: Listeners) -> AsyncIterator[ControlClient]:
     async with ControlClient(listeners.control_url, token_file=listeners.token_path) as client:
         yield client
-
-
-async def _call(url: str, tool: str, **arguments: Any) -> dict[str, Any]:
-    """One tool call over MCP streamable HTTP; the structured result of a successful call."""
-    async with mcp.Client(url) as client:
-        result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    return result.structured_content
 
 
 async def _legacy_session(http: httpx.AsyncClient, url: str) -> dict[str, str]:

@@ -1,0 +1,129 @@
+"""One full host inside a Ray actor: its own workers, agent listener and control listener.
+
+``HostActor`` is a plain class; ``scaleenv_mcp.cluster.hosts`` makes it a Ray actor (an async one:
+its methods and the host's listeners share the actor's event loop). The router reaches the host
+through its control listener with a ``ControlClient``, as it would any host; the actor's own methods
+are what HTTP cannot do well: say which incarnation is running (a restarted actor is a new host whose
+episodes start from nothing), and hand an episode file to another actor through the Ray object
+store, so a fork across actors never passes through the router.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import os
+import secrets
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.host.bind import BoundSockets, display_host
+from scaleenv_mcp.host.host import Host
+from scaleenv_mcp.host.listeners import serving
+from scaleenv_mcp.settings import HostSettings
+
+__all__ = ["HostActor", "HostAddress"]
+
+_WILDCARDS = ("0.0.0.0", "::", "")
+
+
+class HostAddress(BaseModel):
+    """Where one incarnation of a host actor serves (what the router needs to drive it)."""
+
+    incarnation: str
+    agent_url: str
+    control_url: str
+    node: str
+    pid: int
+
+
+class HostActor:
+    """A ``Host`` with its listeners, started by ``start()`` and kept until ``stop()`` or the actor's end.
+
+    Args:
+        settings: the host's settings as JSON (``HostSettings.model_dump(mode="json")``); the ports
+            are replaced by free ones, the control token is the router's (given in ``token``).
+        domain_dirs, domains: as for ``Host``.
+    """
+
+    def __init__(self, settings: dict[str, Any], domain_dirs: list[str] | None, domains: list[str] | None) -> None:
+        self.incarnation = secrets.token_hex(8)  # a restarted actor runs __init__ again: a new host
+        self._settings = HostSettings.model_validate(settings)
+        self._domain_dirs = [Path(d) for d in domain_dirs] if domain_dirs else None
+        self._domains = domains
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._host: Host | None = None
+        self._address: HostAddress | None = None
+        self._lock: asyncio.Lock | None = None
+
+    def _bind_host(self) -> str:
+        """Where the listeners bind: the given address, or for a wildcard this node's own address
+        (agents on other machines reach it, and the Host-header check accepts it)."""
+        if self._settings.host not in _WILDCARDS:
+            return self._settings.host
+        return str(importlib.import_module("ray.util").get_node_ip_address())  # in an actor: Ray is there
+
+    async def start(self) -> HostAddress:
+        """Start the host and its listeners (once per incarnation); where they serve."""
+        self._lock = self._lock or asyncio.Lock()
+        async with self._lock:
+            if self._address is not None:
+                return self._address
+            bind = self._bind_host()
+            private = Path(tempfile.mkdtemp(prefix="scaleenv-actor-"))  # the token file, 0700
+            settings = self._settings.model_copy(update={"host": bind, "port": 0, "control_port": 0,
+                                                         "token_file": private / "control-token"})
+            stack = contextlib.AsyncExitStack()
+            try:
+                host = await stack.enter_async_context(Host.running(settings, self._domain_dirs, self._domains))
+                listeners = await stack.enter_async_context(serving(host, settings, BoundSockets.bind(settings)))
+            except BaseException:
+                await stack.aclose()
+                raise
+            self._stack, self._host = stack, host
+            assert listeners.control_url is not None  # control_port is 0, never None
+            self._address = HostAddress(incarnation=self.incarnation, agent_url=listeners.agent_url,
+                                        control_url=listeners.control_url, node=display_host(bind), pid=os.getpid())
+            return self._address
+
+    async def address(self) -> HostAddress | None:
+        """Where this incarnation serves, None before ``start()``: the router's liveness probe."""
+        return self._address
+
+    def _running(self) -> Host:
+        if self._host is None:
+            raise RuntimeError("host actor not started")
+        return self._host
+
+    async def export_episode(self, episode_id: str) -> bytes:
+        """The episode as a file (``Host.export_episode``), put in the object store for another actor."""
+        return await self._running().export_episode(episode_id)
+
+    async def import_episode(self, data: bytes, allow_other_version: bool = False) -> dict[str, Any]:
+        """A new episode here from a file (``Host.import_episode``), as ``EpisodeInfo`` JSON."""
+        info = await self._running().import_episode(data, allow_other_version)
+        return info.model_dump(mode="json")
+
+    async def stage_tasks(self, domain: str, tasks: list[dict[str, Any]]) -> str:
+        """Make ``tasks`` creatable here (``Host.stage_tasks``, for a tasks file other than the package's);
+        the domain's status on this host (``online...`` when it serves it)."""
+        host = self._running()
+        status = host.status.get(domain, "not served")
+        if status.startswith("online"):
+            host.stage_tasks(domain, [Task.model_validate(task) for task in tasks])
+        return status
+
+    async def live_episodes(self) -> int:
+        """How many episodes this host holds (placement is the router's count; this is for checks)."""
+        return len(await self._running().list_episodes())
+
+    async def stop(self) -> None:
+        """Close the listeners and the host (its workers end with it)."""
+        if self._stack is not None:
+            await self._stack.aclose()
+        self._stack = self._host = self._address = None

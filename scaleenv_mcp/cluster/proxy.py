@@ -1,0 +1,118 @@
+"""The one public agent address of ``scaleenv serve --ray``: ``/mcp/{domain}`` and ``/mcp/episodes/{id}``
+proxied to the host actor that owns the session or episode.
+
+Harness-created episodes need no proxy (their ``agent_url`` is the owner's listener); this is for
+clients that only know one address: an interactive client on ``/mcp/{domain}`` (a handshake-era
+session gets a fresh episode of its own on the actor its first request is placed on, and keeps going
+to that actor by its ``Mcp-Session-Id``), a stateless request naming its episode with the
+``X-ScaleEnv-Episode`` header, and ``/mcp/episodes/{id}`` from the public address. Each request is
+forwarded once with its body; a JSON answer goes back whole, an SSE stream stays open as long
+as the client keeps it; the cost of the hop is measured by ``scaleenv bench --only scaling``. Keyed URLs
+(``/mcp/{domain}/s/{key}``) are not proxied yet: they answer 404 saying so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+import httpx
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from scaleenv_mcp.cluster.router import HostRouter
+from scaleenv_mcp.errors import ScaleEnvError
+
+__all__ = ["build_agent_proxy"]
+
+_SESSION = "mcp-session-id"
+_EPISODE = "x-scaleenv-episode"
+_HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-encoding", "te", "upgrade",
+               "proxy-authorization", "proxy-connection"}
+
+
+def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
+    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}},
+                        status_code=status)
+
+
+def build_agent_proxy(router: HostRouter) -> Starlette:
+    """The agent app of the public address, forwarding to the owning actors' agent listeners."""
+    sessions: dict[str, int] = {}  # Mcp-Session-Id -> slot that made it
+    # Keep a connection per concurrent request alive (httpx keeps 20 by default: past that every request
+    # opened a new connection to the actor, which cost the actor more CPU per call than the call itself).
+    http = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0),
+                             limits=httpx.Limits(max_connections=None, max_keepalive_connections=4096))
+
+    async def forward(request: Request, slot: int) -> Response:
+        base = router.slots[slot].agent_base
+        headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP]
+        body = await request.body()  # whole, so it goes on with its length (the actor screens its size)
+        upstream = http.build_request(request.method, f"{base}{request.url.path}", params=request.query_params,
+                                      headers=headers, content=body)
+        try:
+            answer = await http.send(upstream, stream=True)
+        except httpx.TransportError:
+            if await router.check(slot):
+                raise
+            return _jsonrpc_error(410, -32004, f"this session's host ({router.slots[slot].name}) died: its episode is "
+                                               "lost; start a new session")
+        made = answer.headers.get(_SESSION)
+        if made is not None and request.method == "POST":
+            sessions[made] = slot
+        if request.method == "DELETE" and request.headers.get(_SESSION):
+            sessions.pop(request.headers[_SESSION], None)
+        kept = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP}
+        if answer.headers.get("content-type", "").startswith("text/event-stream"):  # open as long as the client
+            return StreamingResponse(answer.aiter_raw(), status_code=answer.status_code, headers=kept,
+                                     background=BackgroundTask(answer.aclose))
+        try:  # a JSON answer (the actors answer in JSON): passed on whole, with its length
+            body = await answer.aread()
+        finally:
+            await answer.aclose()
+        return Response(body, status_code=answer.status_code, headers=kept)
+
+    async def domain_route(request: Request) -> Response:
+        session = request.headers.get(_SESSION)
+        named = request.headers.get(_EPISODE)
+        try:
+            if session is not None:
+                if session not in sessions:
+                    return _jsonrpc_error(404, -32004, "unknown or ended session: start a new one")
+                slot = sessions[session]
+            elif named:
+                slot = router.owner_slot(named)
+            else:  # a new session: least-loaded, counting the sessions placed here too
+                placed = [0] * len(router.slots)
+                for held in sessions.values():
+                    placed[held] += 1
+                [slot] = router.place(1, [a + b for a, b in zip(router.loads(), placed)])
+        except ScaleEnvError as error:
+            return _jsonrpc_error(404, -32004, error.message)
+        return await forward(request, slot)
+
+    async def episode_route(request: Request) -> Response:
+        try:
+            slot = router.owner_slot(request.path_params["episode_id"])
+        except ScaleEnvError as error:
+            return _jsonrpc_error(410 if error.code == "episode_lost" else 404, -32004, error.message)
+        return await forward(request, slot)
+
+    async def keyed_route(request: Request) -> Response:
+        return _jsonrpc_error(404, -32004, "keyed URLs (/mcp/{domain}/s/{key}) are not served on the public address "
+                                           "of serve --ray yet: use an actor's agent listener (docs/cluster.md)")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await http.aclose()
+
+    methods = ["GET", "POST", "DELETE"]
+    return Starlette(routes=[Route("/mcp/episodes/{episode_id}", episode_route, methods=methods),
+                             Route("/mcp/{domain}/s/{key}", keyed_route, methods=methods),
+                             Route("/mcp/{domain}", domain_route, methods=methods)], lifespan=lifespan)

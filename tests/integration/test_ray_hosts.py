@@ -1,0 +1,237 @@
+"""Host actors on a real local Ray cluster (started here: 2 CPUs, no dashboard, a 200 MB object store),
+behind one control API served over loopback HTTP and driven with ``ControlClient``, agents on each
+episode's ``agent_url`` with the MCP Python SDK (issue #22). The tests share one cluster of two host
+actors and run in file order: the last one kills an actor.
+
+Skipped where Ray is not installed (the ``[ray]`` extra; CI installs it through the ``test`` extra).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import anyio
+import mcp
+import pytest
+
+from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
+from scaleenv_mcp.control_client import ControlClient
+from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
+from scaleenv_mcp.host.control_models import EpisodeInfo
+from scaleenv_mcp.settings import HostSettings
+from tests.integration.test_node_clients import _assert_one_episode_run, _missing_node_tooling, _ts_client, node_env  # noqa: F401
+from tests.support_mcp import call_tool as _call  # the Python SDK, straight to the owning actor
+from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
+
+ray = pytest.importorskip("ray")
+
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+
+FIXTURE_DOMAINS = Path(__file__).parent.parent / "fixtures" / "domains"
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def cluster(ray_cluster: None, tmp_path_factory: pytest.TempPathFactory
+                  ) -> AsyncIterator[tuple[RayHosts, ControlClient]]:
+    """Two host actors, the router over them, and the one control API in front (as ``serve --ray``)."""
+    settings = HostSettings(workers=1, call_timeout=3.0, token_file=tmp_path_factory.mktemp("ray") / "token")
+    async with (RayHosts.running(settings, [FIXTURE_DOMAINS], hosts=2) as hosts,
+                hosts.control_api(settings) as (url, token_file), ControlClient(url, token_file=token_file) as control):
+        yield hosts, control
+
+
+@pytest.fixture(scope="module")
+async def public(cluster: tuple[RayHosts, ControlClient]) -> AsyncIterator[str]:
+    """The one public agent address, proxied to the actors (as ``serve --ray`` serves it)."""
+    async with cluster[0].agent_proxy(HostSettings()) as url:
+        yield url
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _host_of(episode: EpisodeInfo) -> str:
+    return urlsplit(episode.agent_url).netloc
+
+
+def _slot_of(hosts: RayHosts, episode: EpisodeInfo) -> int:
+    [slot] = [s.index for s in hosts.slots if s.address.agent_url == episode.agent_url.split("/mcp/")[0]]
+    return slot
+
+
+async def test_episodes_spread_over_the_actors_and_agents_reach_each_one(cluster: tuple[RayHosts, ControlClient]):
+    hosts, control = cluster
+    agent_listeners = {slot.address.agent_url for slot in hosts.slots}
+    assert len(agent_listeners) == 2 and len({slot.address.pid for slot in hosts.slots}) == 2
+
+    episodes = await control.create_episodes("tiny_library", count=4)
+    assert sorted(_host_of(e) for e in episodes).count(_host_of(episodes[0])) == 2  # two on each actor
+    assert {e.agent_url.split("/mcp/")[0] for e in episodes} == agent_listeners
+    pair = await control.create_episodes("tiny_library", count=2)  # k episodes of one start: k actors
+    assert _host_of(pair[0]) != _host_of(pair[1])
+
+    for episode in episodes:  # a Python SDK client on each agent URL, no proxy between
+        assert (await _call(episode.agent_url, "get_member", member_id="MEM-00001"))["member_id"] == "MEM-00001"
+    assert [(await control.get_episode(e.id)).calls for e in episodes] == [1, 1, 1, 1]
+    listed = {e.id for e in await control.list_episodes()}
+    assert {e.id for e in episodes + pair} <= listed
+
+
+async def test_control_operations_reach_the_owning_actor(cluster: tuple[RayHosts, ControlClient]):
+    hosts, control = cluster
+    first, second = await control.create_episodes("tiny_library", count=2)
+    mine, other = _slot_of(hosts, first), _slot_of(hosts, second)
+    assert mine != other
+    # the episode exists on its owner only
+    assert (await hosts.slots[mine].client.get_episode(first.id)).id == first.id
+    with pytest.raises(EpisodeNotFoundError):
+        await hosts.slots[other].client.get_episode(first.id)
+
+    start = await control.fingerprint(first.id)
+    loan = await _call(first.agent_url, "borrow_book", member_id="MEM-00001", book_id="BK-00001")
+    assert [r.tool for r in await control.trace(first.id)] == ["borrow_book"]
+    assert await control.trace(second.id) == []
+    assert {r["loan_id"] for r in (await control.diff(first.id)).tables["loans"].added} == {loan["loan_id"]}
+    assert (await control.diff(second.id)).tables == {}
+
+    snapshot_id = await control.snapshot(first.id)
+    after_borrow = await control.fingerprint(first.id)
+    await _call(first.agent_url, "return_book", loan_id=loan["loan_id"])
+    assert (await control.restore(first.id, snapshot_id)).id == first.id
+    assert await control.fingerprint(first.id) == after_borrow
+    assert (await control.diff(first.id, against=snapshot_id)).tables == {}
+    assert (await control.export_snapshot(snapshot_id))[:2] == b"PK"
+    with pytest.raises(UsageError, match="both must be on one host"):
+        await control.restore(second.id, snapshot_id)  # a snapshot of another actor's episode
+    await control.delete_snapshot(snapshot_id)
+
+    batch = await control.rewards([first.id, second.id, "no-such-episode"])
+    assert batch.errors["no-such-episode"].code == "episode_not_found"
+    assert set(batch.rewards) == {first.id, second.id, "no-such-episode"}
+
+    reset = await control.reset(first.id)
+    assert reset.calls == 0 and await control.fingerprint(first.id) == start
+    await control.close(first.id)
+    with pytest.raises(EpisodeNotFoundError):
+        await hosts.slots[mine].client.get_episode(first.id)
+    with pytest.raises(EpisodeNotFoundError):
+        await control.get_episode(first.id)
+    assert (await control.get_episode(second.id)).id == second.id
+
+
+async def test_a_fork_onto_another_actor_keeps_the_fingerprint_and_trace(cluster: tuple[RayHosts, ControlClient]):
+    hosts, control = cluster
+    [parent] = await control.create_episodes("tiny_library")
+    loads = hosts.router.loads()
+    while loads[_slot_of(hosts, parent)] <= min(loads):  # make the parent's actor the busier one
+        [parent] = await control.create_episodes("tiny_library")
+        loads = hosts.router.loads()
+    await _call(parent.agent_url, "borrow_book", member_id="MEM-00001", book_id="BK-00001")
+    child = await control.fork(parent.id)  # least-loaded placement: the other actor
+    assert _slot_of(hosts, child) != _slot_of(hosts, parent)
+    assert await control.fingerprint(child.id) == await control.fingerprint(parent.id)
+    assert [r.tool for r in await control.trace(child.id)] == ["borrow_book"] and child.calls == 1
+    # the copy is independent and answers on its own actor's agent listener
+    await _call(child.agent_url, "get_member", member_id="MEM-00002")
+    assert (await control.get_episode(child.id)).calls == 2 and (await control.get_episode(parent.id)).calls == 1
+    with pytest.raises(UsageError, match="both must be on one host"):
+        await control.diff(child.id, against=parent.id)
+    same = await hosts.router.fork_onto(parent.id, _slot_of(hosts, parent))  # a local fork stays put
+    assert _slot_of(hosts, same) == _slot_of(hosts, parent)
+    assert await control.fingerprint(same.id) == await control.fingerprint(parent.id)
+
+
+async def test_the_public_address_keeps_a_session_on_one_actor_and_reaches_any_episode(
+        cluster: tuple[RayHosts, ControlClient], public: str):
+    hosts, control = cluster
+    borrow = {"member_id": "MEM-00002", "book_id": "BK-00001"}
+    async with mcp.Client(f"{public}/mcp/tiny_library") as first, mcp.Client(f"{public}/mcp/tiny_library") as second:
+        for client in (first, second):  # each session is an episode of its own, on one actor throughout
+            loans = [(await client.call_tool("borrow_book", borrow)).structured_content["loan_id"] for _ in range(2)]
+            assert loans == ["LN-00008", "LN-00009"]
+        interactive = [e for slot in hosts.slots for e in await slot.client.list_episodes() if e.origin == "interactive"]
+        assert len(interactive) == 2 and all(e.calls == 2 for e in interactive)
+    on: dict[int, EpisodeInfo] = {}
+    while len(on) < 2:
+        [episode] = await control.create_episodes("tiny_library")
+        on.setdefault(_slot_of(hosts, episode), episode)
+    for episode in on.values():  # /mcp/episodes/{id} from the public address reaches its owner
+        assert (await _call(f"{public}/mcp/episodes/{episode.id}", "get_member", member_id="MEM-00001"))["member_id"]
+        assert (await control.get_episode(episode.id)).calls == 1
+    with pytest.raises(Exception) as refused:
+        await _call(f"{public}/mcp/episodes/no-such-episode", "get_member", member_id="MEM-00001")
+    assert "unknown, expired or closed episode" in repr(refused.value)
+
+
+@pytest.mark.node
+async def test_the_typescript_sdk_works_on_each_actors_agent_url(cluster: tuple[RayHosts, ControlClient],
+                                                                 node_env: dict[str, str]):
+    if (missing := _missing_node_tooling()) is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"the Node client tests must run under CI (CI is set) but {missing}", pytrace=False)
+        pytest.skip(f"Node client tests skipped: {missing}")
+    hosts, control = cluster
+    on: dict[int, EpisodeInfo] = {}
+    while len(on) < 2:  # least-loaded placement fills the emptier actor first: one on each, soon
+        [episode] = await control.create_episodes("tiny_library")
+        on.setdefault(_slot_of(hosts, episode), episode)
+    for episode in on.values():  # tools, two borrows that see each other, a tool error: tests/node/ts_client.mjs
+        _assert_one_episode_run(await _ts_client(["--url", episode.agent_url], node_env))
+        assert (await control.get_episode(episode.id)).calls == 3
+
+
+async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(
+        cluster: tuple[RayHosts, ControlClient]):
+    hosts, control = cluster
+    episodes = await control.create_episodes("tiny_library", count=4)
+    victim = _slot_of(hosts, episodes[0])
+    lost = [e for e in episodes if _slot_of(hosts, e) == victim]
+    kept = [e for e in episodes if _slot_of(hosts, e) != victim]
+    assert lost and kept  # least-loaded placement evens out what earlier tests left
+    await _call(kept[0].agent_url, "get_member", member_id="MEM-00001")
+
+    ray.kill(hosts.actors[victim], no_restart=False)  # Ray restarts it: a new, empty host
+    with anyio.fail_after(60):  # ray.kill only asks: wait until the process is gone
+        while _running(hosts.slots[victim].address.pid):
+            await anyio.sleep(0.1)
+    with anyio.fail_after(60):  # a clear answer, never a hang
+        for episode in lost:
+            with pytest.raises(EpisodeLostError, match="episode lost with its host"):
+                await control.reset(episode.id)
+            with pytest.raises(EpisodeLostError):  # and it keeps saying so
+                await control.fingerprint(episode.id)
+        batch = await control.rewards([e.id for e in episodes])
+    assert {e.id for e in lost} == {i for i, error in batch.errors.items() if error.code == "episode_lost"}
+    assert all(batch.errors[e.id].code != "episode_lost" for e in kept)
+
+    for episode in kept:  # the other actor's episodes are untouched
+        assert (await control.get_episode(episode.id)).id == episode.id
+    assert (await control.get_episode(kept[0].id)).calls == 1
+    fresh = await control.create_episodes("tiny_library", count=2)  # placed on the live actor
+    assert {_slot_of(hosts, e) for e in fresh} == {1 - victim}
+    for episode in fresh:
+        assert (await _call(episode.agent_url, "get_member", member_id="MEM-00002"))["member_id"] == "MEM-00002"
+
+    with anyio.fail_after(180):  # Ray restarts the actor; the router takes its new incarnation
+        while victim in hosts.router.dead:
+            await anyio.sleep(0.5)
+    assert hosts.slots[victim].address.agent_url not in {e.agent_url.split("/mcp/")[0] for e in lost}
+    spread = await control.create_episodes("tiny_library", count=4)
+    assert victim in {_slot_of(hosts, e) for e in spread}
+    back = next(e for e in spread if _slot_of(hosts, e) == victim)
+    assert (await _call(back.agent_url, "get_member", member_id="MEM-00001"))["member_id"] == "MEM-00001"
+    with pytest.raises(EpisodeLostError):  # the restart did not bring the old episodes back
+        await control.get_episode(lost[0].id)

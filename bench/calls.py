@@ -49,8 +49,9 @@ def pick_call(domain_dir: Path) -> tuple[str, dict[str, Any]]:
 
 
 def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
-                 checkout: Path = REPO) -> tuple[subprocess.Popen, str]:
-    """A server on ``port``; ``scaleenv`` runs the code of ``checkout`` (another worktree: a baseline)."""
+                 checkout: Path = REPO, profile_out: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """A server on ``port``; ``scaleenv`` runs the code of ``checkout`` (another worktree: a baseline).
+    With ``profile_out`` it runs under ``bench/profiled_server.py`` (``bench.cpu_split``)."""
     env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(checkout)}
     if kind == "scaleenv":
         command = [sys.executable, "-m", "scaleenv_mcp", "serve", "--no-control", "--port", str(port),
@@ -60,6 +61,9 @@ def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
     else:
         command = [sys.executable, str(REPO / "bench" / "bare_servers.py"), kind, str(domain_dir), str(port)]
         url = probe = f"http://127.0.0.1:{port}/mcp"
+    if profile_out is not None:
+        command = [sys.executable, str(REPO / "bench" / "profiled_server.py"), str(profile_out), kind,
+                   *command[5 if kind == "scaleenv" else 3:]]
     process = subprocess.Popen(command, env=env, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:

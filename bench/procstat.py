@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["process_tree_cpu", "rss_kb"]
+__all__ = ["process_cpu", "process_tree_cpu", "rss_kb"]
 
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -20,16 +20,21 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def process_cpu(pid: int) -> float:
+    """utime + stime of ``pid`` alone, seconds (0 when it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def process_tree_cpu(pid: int) -> float:
     """utime + stime of ``pid`` and every live descendant, seconds."""
     total, stack = 0.0, [pid]
     while stack:
         current = stack.pop()
-        try:
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / _TICK
+        total += process_cpu(current)
         stack += _children(current)
     return total
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.calls import bench_http, bench_memory_and_stdio, pick_call
+from bench.cpu_split import bench_profile, render_profile
 from bench.episodes import bench_episodes
 from bench.hostile import bench_hostile, render_hostile
 from bench.interleaved import bench_interleaved, render_interleaved
@@ -57,7 +58,7 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup", "calls", "ui")
+SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
@@ -79,6 +80,11 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
         with tempfile.TemporaryDirectory() as scratch:
             result["calls_interleaved"] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
                                                             calls=500 if quick else 2000)
+    elif section == "profile":
+        if domain_dir is None:
+            raise ValueError("--profile needs a domain")
+        result["profile_environment"] = environment()
+        result["profile"] = bench_profile(domain_dir, calls=500 if quick else 2000)
     elif section == "ui":
         with tempfile.TemporaryDirectory() as scratch:
             result["ui"] = bench_ui(Path(scratch), renders=10 if quick else 30)
@@ -157,6 +163,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_hostile(result["validation"]) + _measured_alone("validation", result)
     if result.get("calls_interleaved"):
         lines += render_interleaved(result["calls_interleaved"], result.get("calls_interleaved_environment"))
+    if result.get("profile"):
+        lines += render_profile(result["profile"], result.get("profile_environment"))
     if result.get("startup"):
         lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
     if result.get("ui"):

@@ -321,9 +321,10 @@ class Worker:
         guard.denied.clear()
         try:
             result = fn(episode.ctx, **arguments)
-            problem, size = episode.domain.output_checks[tool].problem(result)
+            problem, text = episode.domain.output_checks[tool].problem(result)
             if problem:
                 raise _BadResult(problem)
+            size = len(text) if text.isascii() else len(text.encode())
         except ToolError as exc:
             self._rollback(episode)
             return CallReply(TOOL_ERROR, error_code=exc.code, message=exc.message)
@@ -346,7 +347,7 @@ class Worker:
                              message=f"the result is {size} bytes of JSON, over the {self.max_result_bytes}-byte limit "
                                      "per call; ask for less (narrower filters, a smaller limit or page)")
         self._trusted(episode, lambda: conn.execute("RELEASE scaleenv_call"))
-        return CallReply(OK, result=result, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)),
+        return CallReply(OK, result_json=text, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)),
                          result_bytes=size)
 
     def _rollback(self, episode: _Episode) -> None:

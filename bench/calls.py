@@ -49,10 +49,12 @@ def pick_call(domain_dir: Path) -> tuple[str, dict[str, Any]]:
 
 
 def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
-                 checkout: Path = REPO, profile_out: Path | None = None) -> tuple[subprocess.Popen, str]:
+                 checkout: Path = REPO, profile_out: Path | None = None, http_parser: str = "auto") -> tuple[subprocess.Popen, str]:
     """A server on ``port``; ``scaleenv`` runs the code of ``checkout`` (another worktree: a baseline).
-    With ``profile_out`` it runs under ``bench/profiled_server.py`` (``bench.cpu_split``)."""
-    env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(checkout)}
+    With ``profile_out`` it runs under ``bench/profiled_server.py`` (``bench.cpu_split``). ``http_parser``
+    is uvicorn's (auto, h11, httptools), for ours and the bare servers alike."""
+    env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(checkout),
+           "SCALEENV_HTTP_PARSER": http_parser}
     if kind == "scaleenv":
         command = [sys.executable, "-m", "scaleenv_mcp", "serve", "--no-control", "--port", str(port),
                    "--domains-dir", str(domain_dir.parent), "--domain", domain_dir.name]

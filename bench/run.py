@@ -36,6 +36,10 @@ TARGETS = {"server_cpu_vs_lowlevel": "<= 1.25", "calls_per_s_vs_lowlevel": ">= 0
 def environment() -> dict[str, Any]:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
     versions = {name: metadata.version(name) for name in ("mcp", "fastmcp", "uvicorn", "starlette", "pydantic")}
+    try:
+        versions["httptools"] = metadata.version("httptools")
+    except metadata.PackageNotFoundError:
+        versions["httptools"] = "not installed"
     return {"commit": commit or "unknown", "python": platform.python_version(), "machine": platform.machine(),
             "cpus": os.cpu_count(), "system": platform.platform(), "packages": versions,
             "load_average": os.getloadavg()}
@@ -62,7 +66,7 @@ SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
-                     domain_dir: Path | None = None, rounds: int = 3) -> dict[str, Any]:
+                     domain_dir: Path | None = None, rounds: int = 3, http_parser: str = "auto") -> dict[str, Any]:
     """One section (hostile-package validation, fingerprint/diff from change sets, #28's start-up
     timings, or HTTP calls in interleaved rounds against the bare server and ``baseline``) merged
     into the results already in ``out`` (the rest of a full run takes tens of minutes); it records
@@ -78,8 +82,9 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
             raise ValueError("--only calls needs a domain")
         result["calls_interleaved_environment"] = environment()
         with tempfile.TemporaryDirectory() as scratch:
-            result["calls_interleaved"] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
-                                                            calls=500 if quick else 2000)
+            section_key = "calls_interleaved" if http_parser == "auto" else f"calls_interleaved_{http_parser}"
+            result[section_key] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
+                                                    calls=500 if quick else 2000, http_parser=http_parser)
     elif section == "profile":
         if domain_dir is None:
             raise ValueError("--profile needs a domain")
@@ -161,8 +166,9 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_state_tracking(result["state_tracking"]) + _measured_alone("state", result)
     if result.get("validation"):
         lines += render_hostile(result["validation"]) + _measured_alone("validation", result)
-    if result.get("calls_interleaved"):
-        lines += render_interleaved(result["calls_interleaved"], result.get("calls_interleaved_environment"))
+    for key in ("calls_interleaved", "calls_interleaved_h11", "calls_interleaved_httptools"):
+        if result.get(key):
+            lines += render_interleaved(result[key], result.get("calls_interleaved_environment"))
     if result.get("profile"):
         lines += render_profile(result["profile"], result.get("profile_environment"))
     if result.get("startup"):

@@ -25,6 +25,8 @@ def bench(
         help="With --only startup or calls: another checkout (e.g. a worktree of main) measured the same way, "
              "as 'before'.")] = None,
     rounds: Annotated[int, typer.Option(help="With --only calls: rounds (each server at each concurrency once).")] = 3,
+    http_parser: Annotated[str, typer.Option(help="With --only calls: uvicorn's HTTP parser for every server "
+                                             "(auto, h11, httptools); h11 and httptools are reported apart.")] = "auto",
     profile: Annotated[bool, typer.Option("--profile", help="Only print where a tool call's server CPU goes (HTTP, SDK, "
                                           "event loop, ours, IPC, worker), ours against the bare server; the same as "
                                           "--only profile.")] = False,
@@ -51,12 +53,14 @@ def bench(
         if only not in (None, "profile"):
             fail(UsageError(f"--profile is --only profile; it cannot be combined with --only {only}"))
         only = "profile"
+    if http_parser not in ("auto", "h11", "httptools"):
+        fail(UsageError(f"--http-parser takes auto, h11 or httptools, not {http_parser!r}"))
     if only is not None and only not in SECTIONS:
         fail(UsageError(f"--only takes {' or '.join(repr(s) for s in SECTIONS)}, not {only!r}"))
     try:
         if only:
             result = run_section_only(only, out, quick, baseline.resolve() if baseline else None,
-                                      resolve_domain_path(domain), rounds)
+                                      resolve_domain_path(domain), rounds, http_parser)
         else:
             result = run(resolve_domain_path(domain), out, quick=quick)
     except ScaleEnvError as error:

@@ -142,7 +142,7 @@ async def _client_calls(client_factory, tool: str, arguments: dict[str, Any], ca
 
 
 def bench_memory_and_stdio(domain_dir: Path, tool: str, arguments: dict[str, Any], state_dir: Path,
-                           calls: int = 1000) -> list[dict[str, Any]]:
+                           calls: int = 1000, stdio: bool = True) -> list[dict[str, Any]]:
     import mcp
 
     from bench.bare_servers import lowlevel_server
@@ -161,6 +161,8 @@ def bench_memory_and_stdio(domain_dir: Path, tool: str, arguments: dict[str, Any
     rows.append({"transport": "memory", "server": "lowlevel", "concurrency": 1,
                  **asyncio.run(_client_calls(lambda: mcp.Client(bare), tool, arguments, calls))})
     rows.append({"transport": "memory", "server": "scaleenv", "concurrency": 1, **asyncio.run(ours_memory())})
+    if not stdio:
+        return rows
     env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(REPO)}
     for kind, args in (("lowlevel", [str(REPO / "bench" / "bare_servers.py"), "stdio", str(domain_dir)]),
                        ("scaleenv", ["-m", "scaleenv_mcp", "serve", "--stdio", str(domain_dir)])):

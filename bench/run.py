@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import statistics
 import subprocess
 import tempfile
 from importlib import metadata
@@ -62,7 +63,7 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile")
+SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile", "episodes")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
@@ -85,6 +86,18 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
             section_key = "calls_interleaved" if http_parser == "auto" else f"calls_interleaved_{http_parser}"
             result[section_key] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
                                                     calls=500 if quick else 2000, http_parser=http_parser)
+            tool, arguments = pick_call(domain_dir)
+            result["calls_memory"] = [bench_memory_and_stdio(domain_dir, tool, arguments, Path(scratch) / "state",
+                                                             calls=200 if quick else 1000, stdio=False)
+                                      for _ in range(rounds)]
+    elif section == "episodes":  # the sized rows only: the 10,000-episode host is the full run's
+        with tempfile.TemporaryDirectory() as scratch:
+            work = Path(scratch)
+            result["episodes"] = {**result.get("episodes", {}), "sized": bench_episodes(
+                work, work / "state", sizes=(100_000,) if quick else (100_000, 1_000_000), many=0)["sized"]}
+        result["episodes_environment"] = environment()
+        result["ratios"] = {k: v for k, v in result["ratios"].items() if not k.startswith(("create_vs_raw", "memory_"))}
+        result["ratios"].update(ratios([], result["episodes"]))
     elif section == "profile":
         if domain_dir is None:
             raise ValueError("--profile needs a domain")
@@ -143,13 +156,19 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines.append(f"| {row['transport']} | {row['server']} | {row['concurrency']} | {row['calls_per_s']} | {row['p50_ms']} | "
                      f"{row['p99_ms']} | {row.get('server_cpu_ms_per_call', '')} |")
     lines += ["", "## Episodes", "", "| start state | control create p50/p99 ms | in-process create p50 ms | raw deserialize ms | "
-              "create/raw | RSS/episode created | RSS/episode after full read | fingerprint ms | diff ms |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "create/raw | raw + schema parse ms | create/(raw + parse) | RSS/episode created | "
+              "RSS/episode after full read | fingerprint ms | diff ms |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["episodes"]["sized"]:
+        usable = (f"{row['raw_usable_p50_ms']} | {row['in_process_create_vs_raw_usable']}x" if "raw_usable_p50_ms" in row
+                  else "(not measured) | ")
         lines.append(f"| {row['start_state_bytes'] // 1000} KB | {row['control_create_p50_ms']}/{row['control_create_p99_ms']} | "
                      f"{row['create_in_process_p50_ms']} | {row['raw_deserialize_p50_ms']} | {row['in_process_create_vs_raw']}x | "
-                     f"{row['memory_created_vs_state']}x state | {row['memory_read_vs_state']}x state | "
+                     f"{usable} | {row['memory_created_vs_state']}x state | {row['memory_read_vs_state']}x state | "
                      f"{row['fingerprint_p50_ms']} | {row['diff_p50_ms']} |")
+    if result.get("episodes_environment"):
+        lines += _measured_alone("episodes", result)
+        lines[-1] = lines[-1][:-2] + "; the line below is the last full run's.)"
     many = result["episodes"].get("many")
     if many:
         lines += ["", f"Live episodes of ~100 KB in one host: {many['live_episodes']} (created in {many['create_all_s']} s, "
@@ -169,6 +188,8 @@ def render_markdown(result: dict[str, Any]) -> str:
     for key in ("calls_interleaved", "calls_interleaved_h11", "calls_interleaved_httptools"):
         if result.get(key):
             lines += render_interleaved(result[key], result.get("calls_interleaved_environment"))
+    if result.get("calls_memory"):
+        lines += render_memory_rounds(result["calls_memory"])
     if result.get("profile"):
         lines += render_profile(result["profile"], result.get("profile_environment"))
     if result.get("startup"):
@@ -179,6 +200,21 @@ def render_markdown(result: dict[str, Any]) -> str:
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")
     return "\n".join(lines) + "\n"
+
+
+def render_memory_rounds(rounds: list[list[dict[str, Any]]]) -> list[str]:
+    """In-memory MCP calls (the official client on both sides), one pass of each server per round."""
+    ratios = [next(r["p50_ms"] for r in one if r["server"] == "scaleenv") / next(r["p50_ms"] for r in one if r["server"] == "lowlevel")
+              for one in rounds]
+    lines = ["", "### In-memory MCP calls", "", f"`scaleenv bench --only calls`: {len(rounds)} rounds, the official Python "
+             "client in the same process as the server (ours: `Host.client`, one worker process), p50 per call.", "",
+             "| round | bare low-level p50 ms | scaleenv p50 ms | ratio |", "| --- | --- | --- | --- |"]
+    for index, (one, ratio) in enumerate(zip(rounds, ratios), 1):
+        bare = next(r["p50_ms"] for r in one if r["server"] == "lowlevel")
+        ours = next(r["p50_ms"] for r in one if r["server"] == "scaleenv")
+        lines.append(f"| {index} | {bare} | {ours} | {ratio:.2f}x |")
+    lines.append(f"| median (min-max) | | | {statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) |")
+    return lines
 
 
 def _measured_alone(section: str, result: dict[str, Any]) -> list[str]:

@@ -19,7 +19,7 @@ def bench(
     only: Annotated[str | None, typer.Option(
         help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
              "sets; 'startup': only the first-five-minutes timings (#28); 'calls': only HTTP tool calls, in interleaved "
-             "rounds against the bare server (#25); 'profile': the per-call CPU split (--profile); 'ui': only the web view's list of 10,000 live episodes (#24); "
+             "rounds against the bare server (#25); 'profile': the per-call CPU split (--profile); 'episodes': creation and memory of 143 KB and 1.2 MB episodes; 'ui': only the web view's list of 10,000 live episodes (#24); "
              "merged into the JSON of an earlier full run.")] = None,
     baseline: Annotated[Path | None, typer.Option(
         help="With --only startup or calls: another checkout (e.g. a worktree of main) measured the same way, "

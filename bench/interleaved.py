@@ -93,9 +93,10 @@ def _auto_parser() -> str:
 
 def render_interleaved(section: dict[str, Any], environment: dict[str, Any] | None) -> list[str]:
     load = ", ".join(f"{x:.1f}" for x in (environment or {}).get("load_average", []))
+    commit = (environment or {}).get("commit", "unknown")[:12]
     end = ", ".join(f"{x:.1f}" for x in section["load_average_end"])
     lines = ["", "## Tool calls over HTTP, interleaved rounds", "",
-             f"`scaleenv bench --only calls`: {section['rounds']} rounds, each driving every server at each concurrency "
+             f"`scaleenv bench --only calls` at commit `{commit}`: {section['rounds']} rounds, each driving every server at each concurrency "
              f"in turn (`{section['tool']}` of `{section['domain']}`); median (min-max) over rounds, each ratio taken "
              f"within its round, HTTP parser {section.get('http_parser', 'auto')} for every server. "
              f"Load average at start {load}, at end {end}."

@@ -33,11 +33,9 @@ if __name__ == "__main__":
     OUT, kind, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     signal.signal(signal.SIGUSR1, _start)
     signal.signal(signal.SIGUSR2, _stop)
-    if kind == "scaleenv":
-        from scaleenv_mcp.cli.app import main
-
+    if kind == "scaleenv":  # the command, run as `python -m scaleenv_mcp serve` runs it (bench sits below the CLI)
         sys.argv = ["scaleenv", "serve", *args]
-        main()
+        runpy.run_module("scaleenv_mcp", run_name="__main__", alter_sys=True)
     else:
         sys.argv = [str(Path(__file__).with_name("bare_servers.py")), kind, *args]
         runpy.run_path(sys.argv[0], run_name="__main__")

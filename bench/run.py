@@ -82,9 +82,9 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
     elif section == "calls":
         if domain_dir is None:
             raise ValueError("--only calls needs a domain")
-        result["calls_interleaved_environment"] = environment()
+        section_key = "calls_interleaved" if http_parser == "auto" else f"calls_interleaved_{http_parser}"
+        result[f"{section_key}_environment"] = environment()
         with tempfile.TemporaryDirectory() as scratch:
-            section_key = "calls_interleaved" if http_parser == "auto" else f"calls_interleaved_{http_parser}"
             result[section_key] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
                                                     calls=500 if quick else 2000, http_parser=http_parser)
             tool, arguments = pick_call(domain_dir)
@@ -102,7 +102,7 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
             result["episodes"] = {**result.get("episodes", {}), "sized": bench_episodes(
                 work, work / "state", sizes=(100_000,) if quick else (100_000, 1_000_000), many=0)["sized"]}
         result["episodes_environment"] = environment()
-        result["ratios"] = {k: v for k, v in result["ratios"].items() if not k.startswith(("create_vs_raw", "memory_"))}
+        result["ratios"] = {k: v for k, v in result["ratios"].items() if not k.startswith(("create_vs_raw", "memory_created", "memory_read"))}
         result["ratios"].update(ratios([], result["episodes"]))
     elif section == "profile":
         if domain_dir is None:
@@ -156,8 +156,13 @@ def render_markdown(result: dict[str, Any]) -> str:
              f"load average at start {', '.join(f'{x:.1f}' for x in env['load_average'])}; "
              + ", ".join(f"{k} {v}" for k, v in env["packages"].items()) + ".", "",
              f"Domain `{result['domain']}`, tool `{result['tool']}`. Medians; ratios against baselines measured in the same run.",
-             "", "## Tool calls", "", "| transport | server | concurrency | calls/s | p50 ms | p99 ms | server CPU ms/call |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "", "## Tool calls", ""]
+    newer = result.get("calls_interleaved_environment") or result.get("calls_interleaved_h11_environment")
+    if newer and newer["commit"] != env["commit"]:
+        lines += [f"(One pass per server, from the full run at commit `{env['commit'][:12]}`; the interleaved sections "
+                  f"below, measured at commit `{newer['commit'][:12]}`, supersede it.)", ""]
+    lines += ["| transport | server | concurrency | calls/s | p50 ms | p99 ms | server CPU ms/call |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["calls"]:
         lines.append(f"| {row['transport']} | {row['server']} | {row['concurrency']} | {row['calls_per_s']} | {row['p50_ms']} | "
                      f"{row['p99_ms']} | {row.get('server_cpu_ms_per_call', '')} |")
@@ -193,7 +198,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_hostile(result["validation"]) + _measured_alone("validation", result)
     for key in ("calls_interleaved", "calls_interleaved_h11", "calls_interleaved_httptools"):
         if result.get(key):
-            lines += render_interleaved(result[key], result.get("calls_interleaved_environment"))
+            lines += render_interleaved(result[key], result.get(f"{key}_environment"))
     if result.get("calls_memory"):
         lines += render_memory_rounds(result["calls_memory"])
     if result.get("profile"):

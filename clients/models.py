@@ -130,7 +130,7 @@ class TokenUsage(BaseModel):
     cached: int = Field(default=0, description="Requests answered from the on-disk cache.")
     truncated: int = Field(default=0, description="Replies cut off at max_tokens (the model's failed turn, scored).")
     reduced_schemas: int = Field(default=0, description="Requests whose tool schemas went reduced to a portable "
-                                 "subset, because the server refused them as served (clients.portable_schemas).")
+                                 "subset, because the server refused them as served (scaleenv_mcp.clients.portable_schemas).")
 
     def add(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion,
@@ -177,3 +177,13 @@ class EpisodeTrace(BaseModel):
     episode_id: str | None = None
     instructions: str = ""
     events: list[TraceEvent] = Field(default_factory=list)
+
+    def executed_calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The calls that reached the environment, in order: replaying them on a fresh episode of
+        the task leaves the state the agent left (tools are deterministic)."""
+        return [(e.tool, e.arguments or {}) for e in self.events if e.kind == "tool_call" and e.executed and e.tool]
+
+    def told(self) -> list[str]:
+        """What the agent said to the user: the messages its ``communicate`` facts are judged on
+        (a reward computed without them scores every information task 0)."""
+        return [e.text for e in self.events if e.kind == "agent" and e.text]

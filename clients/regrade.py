@@ -16,16 +16,16 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from clients.env import mismatch_lines
-from clients.hosting import HostConnection, connect
-from clients.mcp_session import McpSession
-from clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError
-from clients.results import EvalResults, RunRecord, build_results
-from clients.runner import gather_all
-from clients.store import RunStore
-from clients.task_set import load_task_set
+from scaleenv_mcp.clients.env import mismatch_lines
+from scaleenv_mcp.clients.hosting import HostConnection, connect
+from scaleenv_mcp.clients.mcp_session import McpSession
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError
+from scaleenv_mcp.clients.results import EvalResults, RunRecord, build_results
+from scaleenv_mcp.clients.store import RunStore
+from scaleenv_mcp.clients.task_set import load_task_set
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import HarnessError, UsageError
+from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.state.reward import RewardReport
 
 __all__ = ["RegradeChange", "RegradeReport", "regrade_run"]
@@ -49,11 +49,9 @@ async def _replay(conn: HostConnection, task: Task, trace: EpisodeTrace, timeout
     session = None
     try:
         session = await McpSession.open(conn.episode_url(info.agent_url), timeout)
-        for event in trace.events:
-            if event.kind == "tool_call" and event.executed and event.tool:
-                await session.call(event.tool, event.arguments or {})
-        told = [e.text for e in trace.events if e.kind == "agent" and e.text]
-        report = await conn.control.reward(info.id, told)
+        for tool, arguments in trace.executed_calls():
+            await session.call(tool, arguments)
+        report = await conn.control.reward(info.id, trace.told())
     finally:
         if session is not None:
             await session.close()

@@ -16,23 +16,23 @@ import hashlib
 import os
 import shutil
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
-from typing import Any
+from collections.abc import AsyncIterator, Callable
 
-from clients.agents import AgentView, build_agent
-from clients.env import Budgets, EvalEnv
-from clients.hosting import HostConnection, connect
-from clients.llm import LLMClient, LLMSettings
-from clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError, InfraRecord
-from clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
-from clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_role
-from clients.store import RunStore
-from clients.task_set import TaskSet, load_task_set
-from clients.user_sim import build_user
+from scaleenv_mcp.clients.agents import AgentView, build_agent
+from scaleenv_mcp.clients.env import Budgets, EvalEnv
+from scaleenv_mcp.clients.hosting import HostConnection, connect
+from scaleenv_mcp.clients.llm import LLMClient, LLMSettings
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError, InfraRecord
+from scaleenv_mcp.clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
+from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_role
+from scaleenv_mcp.clients.store import RunStore
+from scaleenv_mcp.clients.task_set import TaskSet, load_task_set
+from scaleenv_mcp.clients.user_sim import build_user
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import HarnessError, UsageError
+from scaleenv_mcp.gathering import gather_all
 
-__all__ = ["episode_key", "episode_seed", "gather_all", "run_eval"]
+__all__ = ["episode_key", "episode_seed", "run_eval"]
 
 Progress = Callable[[EpisodeRecord, int, int], None]
 EARLY_STOP = 4  # episodes that all failed for infrastructure reasons before the run stops: the rest would too
@@ -46,20 +46,6 @@ def episode_seed(root: int, task: Task, trial: int) -> int:
     """A 31-bit seed per episode (the agent gets it, the user gets it + 1): stable across machines."""
     digest = hashlib.sha256(f"{root}:{episode_key(task, trial)}".encode()).digest()
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFE
-
-
-async def gather_all(jobs: Iterable[Coroutine[Any, Any, None]]) -> None:
-    """Run jobs concurrently; the first to fail cancels the rest and is raised as itself (not as an
-    ExceptionGroup), so the CLI maps it to its exit code like any other error."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            for job in jobs:
-                group.create_task(job)
-    except BaseExceptionGroup as failed:
-        first = failed.exceptions[0]
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
-        raise first from None
 
 
 @contextlib.asynccontextmanager

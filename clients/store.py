@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from clients.models import EpisodeRecord, EpisodeTrace
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeTrace
 
 __all__ = ["RunStore"]
 
@@ -39,16 +39,17 @@ def _repair_tail(path: Path) -> None:
         handle.truncate(data.rfind(b"\n") + 1)
 
 
-def _read_lines(path: Path, model: type[M]) -> list[M]:
+def _read_lines(path: Path, model: type[M]) -> tuple[list[M], int]:
+    """The readable lines, and how many non-blank lines were not (torn by a kill, or another version's)."""
     if not path.exists():
-        return []
-    items = []
-    for line in path.read_text().splitlines():
+        return [], 0
+    items, unreadable = [], 0
+    for line in path.read_text(errors="replace").splitlines():
         try:
             items.append(model.model_validate_json(line))
         except ValidationError:
-            continue  # a torn line from a killed run: that episode was not finished
-    return items
+            unreadable += bool(line.strip())  # a torn line from a killed run: that episode was not finished
+    return items, unreadable
 
 
 class RunStore:
@@ -68,10 +69,16 @@ class RunStore:
         _repair_tail(self.records_path)
 
     def records(self) -> dict[str, EpisodeRecord]:
-        return {r.key: r for r in _read_lines(self.records_path, EpisodeRecord)}
+        return self.records_read()[0]
+
+    def records_read(self) -> tuple[dict[str, EpisodeRecord], int]:
+        """The finished episodes by key (the last line of a key wins) and the count of unreadable lines:
+        one read that tells a resumed run's repeated keys from lines nobody can read."""
+        items, unreadable = _read_lines(self.records_path, EpisodeRecord)
+        return {r.key: r for r in items}, unreadable
 
     def traces(self) -> dict[str, EpisodeTrace]:
-        return {t.key: t for t in _read_lines(self.traces_path, EpisodeTrace)}
+        return {t.key: t for t in _read_lines(self.traces_path, EpisodeTrace)[0]}
 
     def append(self, record: EpisodeRecord, trace: EpisodeTrace) -> None:
         for path, model in ((self.traces_path, trace), (self.records_path, record)):

@@ -6,11 +6,19 @@ restore, fork, diff, fingerprint, reward, trace, close) or get MCP clients bound
 ``ControlClient`` offers the same operations over a host's control API, and both satisfy
 ``EpisodeControl`` (tests/contract/test_host_api.py). Names resolve lazily so
 that worker processes, which import ``scaleenv_mcp.workers``, never load the MCP stack.
+
+The generator, the verifier and the clients are ``scaleenv_mcp.generator``, ``scaleenv_mcp.verifier``
+and ``scaleenv_mcp.clients``: a wheel carries them inside this package (pyproject.toml), while a
+checkout keeps them as the top-level folders of the design, where ``_checkout`` finds them.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from scaleenv_mcp import _checkout
+
+_checkout.map_parts()
 
 __all__ = ["ControlClient", "EpisodeControl", "Host", "HostSettings"]
 __version__ = "0.1.0"

@@ -33,11 +33,13 @@ from scaleenv_mcp.errors import (
     EnvironmentFaultError,
     EpisodeExpiredError,
     EpisodeFileError,
+    EpisodeLostError,
     EpisodeNotFoundError,
     LimitExceededError,
     RequestTooLargeError,
     SnapshotNotFoundError,
     UsageError,
+    WorkerLostFaultError,
 )
 from scaleenv_mcp.host.control_models import (
     CreateEpisodes,
@@ -94,6 +96,8 @@ def raise_for_response(response: httpx.Response) -> None:
             raise found[code](message)
         raise UsageError(f"no such control endpoint: {response.request.method} {response.request.url.path} "
                          "(is the base URL the control listener?)")
+    if status == 410:
+        raise EpisodeLostError(message)
     if status == 413:
         raise RequestTooLargeError(message)
     if status == 429:
@@ -101,6 +105,8 @@ def raise_for_response(response: httpx.Response) -> None:
     if status < 500:
         refused = {cls.code: cls for cls in (EpisodeFileError, DomainVersionError)}
         raise refused.get(code, UsageError)(message)
+    if status == 503 and code == WorkerLostFaultError.code:
+        raise WorkerLostFaultError(message)
     raise EnvironmentFaultError(f"control API failed ({status}): {message}")
 
 

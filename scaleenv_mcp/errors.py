@@ -14,11 +14,13 @@ Two families, kept apart because they mean different things to an agent and to a
     │   ├── UnknownToolError         code ``unknown_tool``
     │   ├── EpisodeNotFoundError     code ``episode_not_found``
     │   │   ├── SnapshotNotFoundError    code ``snapshot_not_found``
-    │   │   └── EpisodeExpiredError      code ``episode_expired`` (a keyed episode that expired or was closed)
+    │   │   ├── EpisodeExpiredError      code ``episode_expired`` (a keyed episode that expired or was closed)
+    │   │   └── EpisodeLostError         code ``episode_lost`` (its host stopped, or its worker died and replay failed)
     │   ├── CapacityError            code ``capacity``
     │   ├── LimitExceededError       code ``limit_exceeded``
     │   ├── ControlAuthError         code ``unauthorized`` (control API: token, Host or Origin refused)
     │   └── EnvironmentFaultError    code ``environment_fault`` (tool crash, timeout, lost worker)
+    │       └── WorkerLostFaultError     code ``worker_lost`` (the worker died under this request; retry)
     ├── DomainError               a domain package is broken: file, field and reason
     └── UsageError                bad input to a CLI command or Python API call
         ├── UnknownTaskError         code ``usage`` (a task id the domain does not have)
@@ -43,6 +45,7 @@ __all__ = [
     "EnvironmentFaultError",
     "EpisodeFileError",
     "EpisodeExpiredError",
+    "EpisodeLostError",
     "EpisodeNotFoundError",
     "HarnessError",
     "InvalidArgumentError",
@@ -57,6 +60,7 @@ __all__ = [
     "UnknownTaskError",
     "UnknownToolError",
     "UsageError",
+    "WorkerLostFaultError",
     "TOOL_ERROR_CODES",
     "tool_error_for_code",
 ]
@@ -137,6 +141,15 @@ class EpisodeExpiredError(EpisodeNotFoundError):
     code = "episode_expired"
 
 
+class EpisodeLostError(EpisodeNotFoundError):
+    """The episode existed but its state is gone for good: the host that held it stopped (killed,
+    crashed or restarted), or its worker died and the episode could not be rebuilt by replay. A
+    harness that treats "not found" as "start a new episode" keeps working; one that looks at the
+    code knows the episode did not simply end (HTTP 410)."""
+
+    code = "episode_lost"
+
+
 class CapacityError(HarnessError):
     """A live-episode cap was reached; nobody else's episode was evicted."""
 
@@ -159,6 +172,14 @@ class EnvironmentFaultError(HarnessError):
     """Tool code crashed, ran past its budget or lost its worker: infrastructure, not the agent."""
 
     code = "environment_fault"
+
+
+class WorkerLostFaultError(EnvironmentFaultError):
+    """The worker process running this request died under it (killed from outside, crashed). Nothing
+    of the request was kept; the episode is rebuilt by replay on a fresh worker, so a retry is safe
+    (HTTP 503). Not the agent's doing; a call past its own budget is a plain ``environment_fault``."""
+
+    code = "worker_lost"
 
 
 class DomainError(ScaleEnvError):

@@ -85,7 +85,7 @@ class ScaleEnvRemote:
         if token is None:
             if token_file is None:
                 raise ValueError("give the control token or token_file")
-            token = Path(token_file).read_text().strip()
+            token = Path(token_file).expanduser().read_text().strip()  # docs write ~/.scaleenv/control-token
         self.url = url.rstrip("/")
         self.control_url = control_url.rstrip("/")
         self._http = httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=connect_timeout))

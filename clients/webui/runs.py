@@ -1,5 +1,5 @@
 """Eval run folders (``scaleenv eval --out DIR``) as the web view shows them, read with the
-eval clients' own models (``clients.store``, ``clients.results``).
+eval clients' own models (``scaleenv_mcp.clients.store``, ``scaleenv_mcp.clients.results``).
 
 A folder that is missing, partial (a run still going, or killed: no ``results.json`` yet) or
 written by another version (a file that no longer fits the models) is never a traceback: it
@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from clients.metrics import SUCCESS
-from clients.models import EpisodeRecord, EpisodeTrace
-from clients.results import EvalResults, RunRecord, build_results
-from clients.store import RunStore
 from scaleenv_mcp import __version__
+from scaleenv_mcp.clients.metrics import SUCCESS
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeTrace
+from scaleenv_mcp.clients.results import EvalResults, RunRecord, build_results
+from scaleenv_mcp.clients.store import RunStore
 
 __all__ = ["RunFolder", "RunView", "TaskRow", "compare_runs", "find_runs", "load_run"]
 
@@ -118,12 +118,6 @@ def _read_model(path: Path, model: type[BaseModel], problems: list[str]) -> Any:
         return None
 
 
-def _unreadable_lines(path: Path, read: int) -> int:
-    if not path.exists():
-        return 0
-    return sum(1 for line in path.read_text(errors="replace").splitlines() if line.strip()) - read
-
-
 def load_run(folder: RunFolder) -> RunView:
     """Everything readable in one run folder, with the problems found on the way."""
     problems: list[str] = []
@@ -135,9 +129,8 @@ def load_run(folder: RunFolder) -> RunView:
     store = RunStore(folder.path)
     record = _read_model(store.run_path, RunRecord, problems)
     results = _read_model(store.results_path, EvalResults, problems)
-    records = store.records()
-    lines = len(store.records_path.read_text(errors="replace").splitlines()) if store.records_path.exists() else 0
-    if (bad := _unreadable_lines(store.records_path, min(lines, len(records)))) > 0:
+    records, bad = store.records_read()
+    if bad:
         problems.append(f"episodes.jsonl: {bad} line(s) not readable (cut off by a killed run, or from another "
                         "version); those episodes are left out")
     computed = False

@@ -13,11 +13,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from clients.models import EpisodeTrace
-from clients.webui.context import PageNotFoundError, Ui
-from clients.webui.diff_view import diff_tables
-from clients.webui.render import paginate
-from clients.webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
+from scaleenv_mcp.clients.models import EpisodeTrace
+from scaleenv_mcp.clients.webui.context import PageNotFoundError, Ui
+from scaleenv_mcp.clients.webui.diff_view import diff_tables
+from scaleenv_mcp.clients.webui.render import paginate
+from scaleenv_mcp.clients.webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 
@@ -57,9 +57,8 @@ async def _replay(ui: Ui, trace: EpisodeTrace) -> EpisodeInfo:
     host = ui.require_host()
     episode = await host.create_episode(trace.domain, trace.task_id)
     try:
-        for event in trace.events:
-            if event.kind == "tool_call" and event.executed and event.tool:
-                await host.call(episode.id, event.tool, event.arguments or {})
+        for tool, arguments in trace.executed_calls():
+            await host.call(episode.id, tool, arguments)
     except BaseException:
         await host.close(episode.id)
         raise
@@ -87,7 +86,7 @@ async def trial(ui: Ui, request: Request) -> Response:
             episode = await _replay(ui, trace)
             try:
                 diff = diff_tables(await ui.host.diff(episode.id))
-                reward = await ui.host.reward(episode.id)
+                reward = await ui.host.reward(episode.id, trace.told())
             finally:
                 await ui.host.close(episode.id)
         except ScaleEnvError as error:

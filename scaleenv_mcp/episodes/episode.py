@@ -41,6 +41,7 @@ class Episode:
         self.closed = False
         self.idle_timeout: float | None = None  # None: the host's idle_timeout
         self.call_ids = CallLedger()
+        self.opened_on = 0  # the worker process (its generation) the episode was last opened or rebuilt on
 
     @property
     def setup(self) -> list[dict[str, Any]]:

@@ -120,7 +120,7 @@ class KeyedEpisodes:
             return
         del self.live[where]
         why = (f"expired after {self.settings.key_idle_timeout:g} s unused" if reason == "expired"
-               else "was closed")
+               else "was lost with its worker" if reason == "lost" else "was closed")
         self.ended[where] = (f"the episode of key {where[1]!r} on {where[0]} {why}; its state is gone. Use a new key "
                              "for a fresh episode")
         while len(self.ended) > self.settings.max_ended_keys:

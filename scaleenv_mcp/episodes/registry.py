@@ -11,6 +11,8 @@ Snapshots have an owner and a lifetime: each belongs to the episode it was taken
 is deleted when that episode closes, unless it was pinned; pinned ones live until deleted
 (``DELETE /snapshots/{id}``). A host holds at most ``max_snapshots`` (issue #29, failure 3:
 they used to live for the host's whole life, about 213 KB each).
+
+An episode that cannot be rebuilt, and every episode a stopped host left open, is lost (``lost.py``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.episode import Episode, EpisodeOrigin, Snapshot, new_episode_id, unknown_snapshot
 from scaleenv_mcp.episodes.episode_file import EpisodeFile
+from scaleenv_mcp.episodes.lost import LostEpisodes, worker_fault
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.errors import (
     CapacityError,
@@ -59,8 +62,40 @@ class EpisodeRegistry:
         self.episodes: dict[str, Episode] = {}
         self.snapshots: dict[str, Snapshot] = {}
         self.counts = {EpisodeOrigin.interactive: 0, EpisodeOrigin.harness: 0}
-        # Told of every closed episode and why ("closed" or "expired"): keyed URLs remember their keys.
+        # Told of every closed episode and why ("closed", "expired" or "lost"): keyed URLs remember their keys.
         self.on_close: list[Callable[[Episode, str], None]] = []
+        self.lost = LostEpisodes(settings.state_dir)  # the host opens and closes its journal
+
+    # -- lost episodes ------------------------------------------------------------------------
+    def _opened(self, episode: Episode) -> None:
+        self.episodes[episode.id] = episode
+        self.lost.opened(episode.id, self.episodes.keys())
+
+    def _drop(self, episode: Episode, reason: str) -> None:
+        """Forget a closed, expired or lost episode, with its unpinned snapshots and its place on its worker."""
+        self.episodes.pop(episode.id, None)
+        episode.closed = True
+        for listener in self.on_close:
+            listener(episode, reason)
+        self.counts[episode.origin] -= 1
+        episode.worker.episodes.discard(episode.id)
+        for snapshot_id in [k for k, v in self.snapshots.items() if v.owner == episode.id and not v.pinned]:
+            del self.snapshots[snapshot_id]
+        self.lost.ended(episode.id)
+
+    def _gone(self, episode_id: str | None) -> None:
+        """Raise EpisodeLostError or EpisodeNotFoundError when the episode ended while a request of it waited."""
+        if episode_id is not None and (episode_id not in self.episodes or self.episodes[episode_id].closed):
+            self.get(episode_id)
+
+    def _lost_unless_rebuilt(self, episode_id: str | None) -> None:
+        """A worker refused a request of an episode never opened on its current process: the recovery
+        gave up before rebuilding it (each fresh worker died in turn). The episode is lost."""
+        episode = self.episodes.get(episode_id) if episode_id is not None else None
+        if episode is not None and episode.opened_on != episode.worker.generation:
+            self._drop(episode, "lost")
+            self.lost.remember(episode.id, "its worker died and every fresh worker died before rebuilding it")
+            self.get(episode.id)
 
     # -- domains --------------------------------------------------------------------------
     def add_domain(self, package: DomainPackage) -> DomainRuntime:
@@ -75,14 +110,19 @@ class EpisodeRegistry:
             raise UsageError(f"domain {slug!r} is not served here (served: {', '.join(sorted(self.domains))})") from None
 
     # -- worker plumbing --------------------------------------------------------------------
-    async def _request(self, worker: WorkerHandle, message: tuple[Any, ...], *, timeout: float | None = None) -> Any:
-        """One request to a worker. A lost worker is replaced and its episodes rebuilt by the
-        pool before any request queued behind this one runs (``_rebuild``)."""
+    async def _request(self, worker: WorkerHandle, message: tuple[Any, ...], *, timeout: float | None = None,
+                       episode_id: str | None = None) -> Any:
+        """One request to a worker, about ``episode_id`` if given. A lost worker is replaced and its
+        episodes rebuilt by the pool before any request queued behind this one runs (``_rebuild``);
+        a request of an episode that ended or was lost meanwhile raises what ``get`` raises."""
         try:
             status, payload = await worker.submit(message, timeout or self.settings.call_timeout * 6)
         except WorkerLostError as lost:
-            raise EnvironmentFaultError(f"the environment stopped this call: {lost.reason}") from None
+            self._gone(episode_id)
+            raise worker_fault(lost, "call" if message[0] == "call" else "request") from None
         if status != OK:
+            self._gone(episode_id)
+            self._lost_unless_rebuilt(episode_id)
             raise EnvironmentFaultError(f"worker error: {str(payload).splitlines()[0]}")
         return payload
 
@@ -102,19 +142,22 @@ class EpisodeRegistry:
              episode.base, episode.replay), self.settings.call_timeout * (6 + len(episode.replay)))
         if status != OK:
             raise EnvironmentFaultError(f"could not open episode: {str(payload).splitlines()[0]}")
+        episode.opened_on = worker.generation
 
     async def _rebuild(self, worker: WorkerHandle) -> None:
         """The pool's ``recover`` after a worker was replaced: reopen each of its episodes by replay,
         all queued at once, before the requests held back behind the lost one. An episode that
-        cannot be reopened is closed."""
+        cannot be reopened (the fresh worker died too, or its replay failed) is lost: ``episode_lost``."""
         episodes = [self.episodes[i] for i in sorted(worker.episodes) if i in self.episodes]
 
         async def reopen(episode: Episode) -> None:
             try:
                 await self._open_on(worker, episode)
-            except (WorkerLostError, EnvironmentFaultError):
-                episode.closed = True
-                worker.episodes.discard(episode.id)
+            except (WorkerLostError, EnvironmentFaultError) as error:
+                if not episode.closed:
+                    why = error.reason if isinstance(error, WorkerLostError) else error.message
+                    self._drop(episode, "lost")
+                    self.lost.remember(episode.id, f"its worker died and it could not be rebuilt by replay ({why})")
 
         await asyncio.gather(*(reopen(e) for e in episodes))
 
@@ -143,33 +186,28 @@ class EpisodeRegistry:
             try:
                 await self._open_on(worker, episode, untrusted=restored is not None)
             except WorkerLostError as lost:
-                raise EnvironmentFaultError(f"could not open episode: {lost.reason}") from None
+                raise worker_fault(lost, "new episode's opening") from None
         except BaseException:
             self.counts[origin] -= 1
             worker.episodes.discard(episode.id)
             raise
-        self.episodes[episode.id] = episode
+        self._opened(episode)
         return episode
 
     def get(self, episode_id: str) -> Episode:
         episode = self.episodes.get(episode_id)
         if episode is None or episode.closed:
+            lost = self.lost.error(episode_id)
+            if lost is not None:
+                raise lost
             raise EpisodeNotFoundError("unknown, expired or closed episode; create a new one")
         episode.last_used = time.monotonic()
         return episode
 
     async def close(self, episode_id: str, reason: str = "closed") -> None:
         """Close an episode; ``reason`` ("closed" or "expired") is passed to the ``on_close`` listeners."""
-        episode = self.episodes.pop(episode_id, None)
-        if episode is None:
-            raise EpisodeNotFoundError("unknown, expired or closed episode")
-        episode.closed = True
-        for listener in self.on_close:
-            listener(episode, reason)
-        self.counts[episode.origin] -= 1
-        episode.worker.episodes.discard(episode_id)
-        for snapshot_id in [k for k, v in self.snapshots.items() if v.owner == episode_id and not v.pinned]:
-            del self.snapshots[snapshot_id]
+        episode = self.get(episode_id)  # EpisodeLostError or EpisodeNotFoundError
+        self._drop(episode, reason)
         try:
             await self._request(episode.worker, ("close", episode_id))
         except EnvironmentFaultError:
@@ -228,9 +266,9 @@ class EpisodeRegistry:
         started = time.perf_counter()
         try:
             reply = CallReply(*await self._request(episode.worker, ("call", episode_id, tool, arguments),
-                                                   timeout=self.settings.call_timeout))
+                                                   timeout=self.settings.call_timeout, episode_id=episode_id))
         except EnvironmentFaultError as fault:
-            outcome = CallOutcome(kind=OutcomeKind.fault, error_code="environment_fault", message=fault.message,
+            outcome = CallOutcome(kind=OutcomeKind.fault, error_code=fault.code, message=fault.message,
                                   duration_ms=(time.perf_counter() - started) * 1000)
             self._record(episode, tool, arguments, outcome)
             raise
@@ -276,18 +314,18 @@ class EpisodeRegistry:
     async def fingerprint(self, episode_id: str, full: bool = False) -> str:
         """The state's fingerprint, from its change set; ``full`` recomputes it from every row (the reference)."""
         episode = self.get(episode_id)
-        fingerprint: str = await self._request(episode.worker, ("fingerprint", episode_id, full))
+        fingerprint: str = await self._request(episode.worker, ("fingerprint", episode_id, full), episode_id=episode_id)
         return fingerprint
 
     async def state_stats(self, episode_id: str) -> dict[str, int]:
         """How many of the episode's fingerprints and diffs came from its change set, and how many from a full scan."""
         episode = self.get(episode_id)
-        stats: dict[str, int] = await self._request(episode.worker, ("episode_stats", episode_id))
+        stats: dict[str, int] = await self._request(episode.worker, ("episode_stats", episode_id), episode_id=episode_id)
         return stats
 
     async def dump(self, episode_id: str, tables: list[str] | None = None) -> dict[str, Any]:
         episode = self.get(episode_id)
-        dump: dict[str, Any] = await self._request(episode.worker, ("dump", episode_id, tables))
+        dump: dict[str, Any] = await self._request(episode.worker, ("dump", episode_id, tables), episode_id=episode_id)
         return dump
 
     async def diff(self, episode_id: str, against: str | None = None, full: bool = False) -> StateDiff:
@@ -296,25 +334,28 @@ class EpisodeRegistry:
         From the two states' change sets; ``full`` compares every row instead (the reference)."""
         episode = self.get(episode_id)
         if against is None or against == "start":
-            payload = await self._request(episode.worker, ("diff", episode_id, None, None, full))
+            payload = await self._request(episode.worker, ("diff", episode_id, None, None, full), episode_id=episode_id)
         elif against in self.snapshots or against.startswith("snap-"):
             snapshot = self._snapshot_of(episode, against)
-            payload = await self._request(episode.worker, ("diff", episode_id, snapshot.data, None, full))
+            payload = await self._request(episode.worker, ("diff", episode_id, snapshot.data, None, full),
+                                          episode_id=episode_id)
         else:
             other = self.get(against)
             if other.domain.bundle.content_hash != episode.domain.bundle.content_hash:
                 raise UsageError(f"episode {against} is of domain {other.domain.slug!r}, this one of "
                                  f"{episode.domain.slug!r}: a diff compares states of one domain")
             if other.worker is episode.worker:
-                payload = await self._request(episode.worker, ("diff", episode_id, None, against, full))
+                payload = await self._request(episode.worker, ("diff", episode_id, None, against, full),
+                                              episode_id=episode_id)
             else:
                 data = await self.state_bytes(against)
-                payload = await self._request(episode.worker, ("diff", episode_id, data, None, full))
+                payload = await self._request(episode.worker, ("diff", episode_id, data, None, full),
+                                              episode_id=episode_id)
         return StateDiff.model_validate(payload)
 
     async def state_bytes(self, episode_id: str) -> bytes:
         """The episode's database as a snapshot holds it (``sqlite3.serialize``)."""
-        data: bytes = await self._request(self.get(episode_id).worker, ("snapshot", episode_id))
+        data: bytes = await self._request(self.get(episode_id).worker, ("snapshot", episode_id), episode_id=episode_id)
         return data
 
     async def reward(self, episode_id: str, messages: list[str] | None = None) -> RewardReport:
@@ -366,7 +407,7 @@ class EpisodeRegistry:
     async def restore(self, episode_id: str, snapshot_id: str) -> None:
         episode = self.get(episode_id)
         data = self._snapshot_of(episode, snapshot_id).data
-        await self._request(episode.worker, ("restore", episode_id, data))
+        await self._request(episode.worker, ("restore", episode_id, data), episode_id=episode_id)
         episode.base, episode.replay = data, []
         episode.call_ids.clear()
 
@@ -380,7 +421,8 @@ class EpisodeRegistry:
             await self._open_on(worker, episode)
             await closing
         except WorkerLostError as lost:  # like _request: the pool rebuilds the worker's other episodes
-            raise EnvironmentFaultError(f"the environment stopped this reset: {lost.reason}") from None
+            self._gone(episode_id)
+            raise worker_fault(lost, "reset") from None
 
     async def fork(self, episode_id: str, origin: EpisodeOrigin = EpisodeOrigin.harness) -> Episode:
         parent = self.get(episode_id)
@@ -394,10 +436,11 @@ class EpisodeRegistry:
         child.call_ids = parent.call_ids.copy()
         self.counts[origin] += 1  # before the await, as in create: concurrent forks must not pass the cap together
         try:
-            await self._request(parent.worker, ("fork", episode_id, child.id))
+            await self._request(parent.worker, ("fork", episode_id, child.id), episode_id=episode_id)
         except BaseException:
             self.counts[origin] -= 1
             raise
         parent.worker.episodes.add(child.id)
-        self.episodes[child.id] = child
+        child.opened_on = parent.worker.generation
+        self._opened(child)
         return child

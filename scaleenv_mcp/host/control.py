@@ -6,7 +6,9 @@ Origin checks, request size limit (a body is refused by its declared Content-Len
 any of it is read, and a body without one is read only up to the limit: 413). Every error
 is shaped by one handler: ``{"error": {"code", "message"}}`` with 401 (token), 403
 (Host/Origin), 404 (episode, snapshot), 413 (body too large), 429 (a cap or an episode
-limit, with the reason), 400 (usage), 500 (environment; never a traceback).
+limit, with the reason), 400 (usage), 410 (episode lost: its host or worker died), 500 (environment;
+never a traceback), 503 (the worker died under the request: retry). The statuses are
+``host.errors.error_status``, the one mapping both listeners and the web view use.
 """
 
 from __future__ import annotations
@@ -27,29 +29,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp
 
-from scaleenv_mcp.errors import (
-    CapacityError,
-    EnvironmentFaultError,
-    EpisodeNotFoundError,
-    LimitExceededError,
-    RequestTooLargeError,
-    ScaleEnvError,
-    UsageError,
-)
+from scaleenv_mcp.errors import RequestTooLargeError, ScaleEnvError, UsageError
 from scaleenv_mcp.host import control_models as models
+from scaleenv_mcp.host.errors import error_status
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.security import is_allowed
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport
 
-__all__ = ["ControlMount", "MountFactory", "build_control_app", "error_status", "write_token"]
+__all__ = ["ControlMount", "MountFactory", "build_control_app", "error_response", "write_token"]
 
 log = logging.getLogger("scaleenv.control")
-
-_STATUS = {EpisodeNotFoundError: 404, CapacityError: 429, RequestTooLargeError: 413, LimitExceededError: 429,
-           UsageError: 400, EnvironmentFaultError: 500}
-
 
 def _kept_token(path: Path) -> str | None:
     """The token a previous run wrote to ``path``, if the file is still private to its owner."""
@@ -80,7 +71,7 @@ def write_token(settings: HostSettings) -> tuple[str, Path]:
 
 class ControlMount(Protocol):
     """An app served under a path of the control listener, behind its own check of the same token
-    (the web view, ``clients.webui``, mounted at ``/ui`` by ``scaleenv serve``). The core never imports it:
+    (the web view, ``scaleenv_mcp.clients.webui``, mounted at ``/ui`` by ``scaleenv serve``). The core never imports it:
     the CLI passes one in, so the layers keep pointing down."""
 
     path: str
@@ -96,19 +87,6 @@ MountFactory = Callable[[Host, HostSettings, str], ControlMount]
 
 def _error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
-
-
-def error_status(error: Exception) -> tuple[int, str, str]:
-    """(HTTP status, code, message) of an error: the one mapping, shared by the JSON API and the web view."""
-    if isinstance(error, ScaleEnvError):
-        for cls in type(error).__mro__:
-            if cls in _STATUS:
-                return _STATUS[cls], error.code, error.message
-        return 400, error.code, error.message
-    if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        return 400, "invalid_request", f"{'.'.join(str(p) for p in first['loc'])}: {first['msg']}"
-    return 500, "internal", "internal error"
 
 
 def error_response(error: Exception) -> JSONResponse:

@@ -168,6 +168,7 @@ class Host:
         online as it passes. With ``load=False`` nothing is loaded: the caller awaits
         ``come_online()`` (``scaleenv serve``, which binds its listeners first)."""
         host = cls(settings, domain_dirs, domains)
+        host.registry.lost.open()  # episodes a stopped host on this state directory left open are lost
         pending = host.load_domains() if load else []
         if load:
             host.pool.start()
@@ -183,6 +184,7 @@ class Host:
             host._reaper.cancel()
             await asyncio.gather(host._reaper, *host._validations, return_exceptions=True)
             host.pool.stop()
+            host.registry.lost.close(episodes_open=bool(host.registry.episodes))
 
     async def _reap_forever(self) -> None:
         interval = max(1.0, min(60.0, min(self.settings.idle_timeout, self.settings.key_idle_timeout) / 4))

@@ -36,8 +36,8 @@ from starlette.types import Receive, Scope, Send
 
 from scaleenv_mcp.episodes.keyed import KeyedEpisodes
 from scaleenv_mcp.episodes.registry import EpisodeOrigin, EpisodeRegistry
-from scaleenv_mcp.errors import CapacityError, EpisodeNotFoundError, ScaleEnvError, UsageError
-from scaleenv_mcp.host.errors import to_mcp_error
+from scaleenv_mcp.errors import EpisodeNotFoundError, ScaleEnvError, UsageError
+from scaleenv_mcp.host.errors import error_status, to_mcp_error
 from scaleenv_mcp.host.security import transport_security
 from scaleenv_mcp.host.server import EPISODE_META_KEY, build_domain_server, meta_value
 from scaleenv_mcp.settings import HostSettings
@@ -57,8 +57,7 @@ def _jsonrpc_error(status: int, code: int, message: str, data: Any = None) -> JS
 def _refused(error: ScaleEnvError) -> JSONResponse:
     """A request refused before MCP: the JSON-RPC error ``host/errors.py`` gives, with a fitting status."""
     mapped = to_mcp_error(error)
-    status = 404 if isinstance(error, EpisodeNotFoundError) else 429 if isinstance(error, CapacityError) else 400
-    return _jsonrpc_error(status, mapped.code, mapped.message, mapped.data)
+    return _jsonrpc_error(error_status(error)[0], mapped.code, mapped.message, mapped.data)
 
 
 def _bad_id(message: Any) -> bool:
@@ -205,9 +204,12 @@ def build_agent_app(registry: EpisodeRegistry, settings: HostSettings, keyed: Ke
     keyed = keyed or KeyedEpisodes(registry, settings)
 
     async def episode_route(scope: Scope, receive: Receive, send: Send) -> None:
-        episode_id = scope["path_params"]["episode_id"]
-        episode = registry.episodes.get(episode_id)
-        served = await endpoints.get(episode.domain.slug) if episode is not None and not episode.closed else None
+        try:  # unknown, closed, or lost with its worker or a previous host: the registry says which
+            episode = registry.get(scope["path_params"]["episode_id"])
+        except ScaleEnvError as error:
+            await _refused(error)(scope, receive, send)
+            return
+        served = await endpoints.get(episode.domain.slug)
         if served is None:
             await _jsonrpc_error(404, -32004, "unknown, expired or closed episode; create a new one")(scope, receive, send)
             return

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from scaleenv_mcp.domain.catalog import resolve_domain_path
-from scaleenv_mcp.domain.loader import DomainPackage, load_domain
+from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.host.control_models import EpisodeInfo
@@ -29,11 +29,12 @@ async def local_episode(domain: str, task_id: str | None,
     path = resolve_domain_path(domain, domain_dirs)
     settings = HostSettings.from_env(workers=1)
     async with Host.running(settings, [path.parent], [path.name]) as host:
-        if path.name in host.load_errors:
+        package = host.package(path.name)
+        if package is None:  # the host read the package once; its load error says why it is not served
             from scaleenv_mcp.errors import DomainError
 
-            raise DomainError(path.name, host.load_errors[path.name])
-        yield host, await host.create_episode(path.name, task_id), load_domain(path)
+            raise DomainError(path.name, host.load_errors.get(path.name, "not online"))
+        yield host, await host.create_episode(path.name, task_id), package
 
 
 async def one_call(domain: str, tool: str, arguments: dict[str, Any], task_id: str | None,

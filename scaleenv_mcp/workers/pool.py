@@ -43,11 +43,15 @@ _RECOVERING: contextvars.ContextVar[WorkerHandle | None] = contextvars.ContextVa
 
 
 class WorkerLostError(Exception):
-    """The worker was killed (budget) or died; it has been replaced by a fresh process."""
+    """The worker was killed (budget) or died; it has been replaced by a fresh process.
 
-    def __init__(self, reason: str) -> None:
+    ``budget``: the request that gets this ran past its own wall-time budget (it is the cause);
+    otherwise the worker died under it (killed from outside, a crash) and a retry is safe."""
+
+    def __init__(self, reason: str, budget: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.budget = budget
 
 
 class DomainLoadError(RuntimeError):
@@ -305,15 +309,16 @@ class WorkerHandle:
         """The watchdog's verdict: the head is past its budget (unless its reply is already here)."""
         self._read(drain=True)
         if self.deadline is not None and self.deadline <= self.loop.time() + 0.001 and self._inflight:  # type: ignore[union-attr]
-            self._lose(f"call exceeded its wall-time budget of {self._inflight[0].timeout:g} s")
+            self._lose(f"call exceeded its wall-time budget of {self._inflight[0].timeout:g} s", budget=True)
 
     # -- loss and recovery ------------------------------------------------------------------
     def _lose_if(self, generation: int, reason: str) -> None:
         if generation == self.generation and not self._stopped:
             self._lose(reason)
 
-    def _lose(self, reason: str) -> None:
-        """Kill and replace the worker; fail the request it was running; hold back the rest."""
+    def _lose(self, reason: str, budget: bool = False) -> None:
+        """Kill and replace the worker; fail the request it was running (``budget``: it ran past its
+        budget, else the worker died under it); hold back the rest."""
         if self._stopped:
             return
         head = self._inflight.popleft() if self._inflight else None
@@ -326,7 +331,7 @@ class WorkerHandle:
         self._kill()
         self._spawn()
         if head is not None and not head.future.done():
-            head.future.set_exception(WorkerLostError(reason))
+            head.future.set_exception(WorkerLostError(reason, budget))
         lost = WorkerLostError(f"worker lost while recovering: {reason}")
         resend = []
         for request in behind:

@@ -20,6 +20,8 @@ HARNESS = [
     (errors.LimitExceededError("too many calls"), -32005, "limit_exceeded"),
     (errors.EnvironmentFaultError("worker lost"), -32603, "environment_fault"),
     (errors.UsageError("bad request"), -32600, "usage"),
+    (errors.EpisodeLostError("episode lost: its host stopped"), -32004, "episode_lost"),
+    (errors.WorkerLostFaultError("the worker died under it"), -32603, "worker_lost"),
 ]
 
 

@@ -2,10 +2,13 @@
 
 Three rules, each checked on the real tree and shown failing on a synthetic change:
 - the package graph has no cycle (a package is a folder: ``scaleenv_mcp.state``,
-  ``generator.synthesis``...; a module at the root of a top-level package is a unit of its own);
-- imports between the top-level layers point down only, with no exemption: core
-  (``scaleenv_mcp`` but its CLI) < verifier < generator < clients < bench < the CLI, which
-  reaches every layer, lazily, inside its commands;
+  ``scaleenv_mcp.generator.synthesis``...; a module at the root of a layer is a unit of its own);
+- imports between the layers point down only, with no exemption: core (``scaleenv_mcp`` but its
+  CLI and its three parts) < ``scaleenv_mcp.verifier`` < ``.generator`` < ``.clients`` < bench < the
+  CLI, which reaches every layer, lazily, inside its commands;
+- the three parts are imported by their namespaced names only: ``generator``, ``verifier`` and
+  ``clients`` are folders of the checkout, never import names (a wheel installs them inside
+  ``scaleenv_mcp``; scaleenv_mcp/_checkout.py maps them in a checkout);
 - nothing above the core reaches into the host's internals: no import of
   ``scaleenv_mcp.episodes.registry`` or ``scaleenv_mcp.workers.pool``, no ``.registry`` or
   ``.pool`` attribute; episodes are driven through ``Host``'s public methods. The import half
@@ -23,8 +26,12 @@ from pathlib import Path
 import networkx as nx
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("scaleenv_mcp", "verifier", "generator", "clients", "bench")
+FOLDERS = {"scaleenv_mcp": "scaleenv_mcp", "verifier": "scaleenv_mcp.verifier", "generator": "scaleenv_mcp.generator",
+           "clients": "scaleenv_mcp.clients", "bench": "bench"}  # folder of the checkout -> its import name
+PACKAGES = ("scaleenv_mcp", "bench")  # the top-level import names
+PARTS = ("scaleenv_mcp.verifier", "scaleenv_mcp.generator", "scaleenv_mcp.clients")
 LAYERS = {"core": 0, "verifier": 1, "generator": 2, "clients": 3, "bench": 4, "cli": 5}
+BARE = ("generator", "verifier", "clients")
 INTERNAL_MODULES = ("scaleenv_mcp.episodes.registry", "scaleenv_mcp.workers.pool")
 INTERNAL_ATTRIBUTES = ("registry", "pool")
 
@@ -32,10 +39,10 @@ INTERNAL_ATTRIBUTES = ("registry", "pool")
 def _sources() -> dict[str, str]:
     """Dotted module name -> source, for every module of the project's packages."""
     found = {}
-    for package in PACKAGES:
-        for path in (REPO / package).rglob("*.py"):
-            parts = path.relative_to(REPO).with_suffix("").parts
-            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path.read_text()
+    for folder, name in FOLDERS.items():
+        for path in (REPO / folder).rglob("*.py"):
+            parts = path.relative_to(REPO / folder).with_suffix("").parts
+            found[".".join([name, *(parts[:-1] if parts[-1] == "__init__" else parts)])] = path.read_text()
     return found
 
 
@@ -46,6 +53,9 @@ def _is_package(module: str, sources: dict[str, str]) -> bool:
 def _layer(unit: str) -> str:
     if unit == "scaleenv_mcp.cli" or unit.startswith("scaleenv_mcp.cli."):
         return "cli"
+    for part in PARTS:
+        if unit == part or unit.startswith(part + "."):
+            return part.rsplit(".", 1)[1]
     top = unit.split(".")[0]
     return "core" if top == "scaleenv_mcp" else top
 
@@ -73,7 +83,7 @@ def _module_unit(module: str, sources: dict[str, str]) -> str:
     if _is_package(module, sources):
         return module
     parent = module.rsplit(".", 1)[0] if "." in module else module
-    if parent in PACKAGES:  # a root module (errors.py, console.py, generator/tasks.py...) is a unit of its own
+    if parent in FOLDERS.values():  # a root module (errors.py, console.py, generator/tasks.py...) is a unit of its own
         return module
     return parent
 
@@ -114,7 +124,25 @@ def reach_ins(sources: dict[str, str]) -> list[str]:
     return sorted(found)
 
 
+def bare_imports(sources: dict[str, str]) -> list[str]:
+    """Imports of a checkout folder by its bare name: a second copy of the module under another name."""
+    found = []
+    for module, source in sources.items():
+        for node in ast.walk(ast.parse(source)):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{module}:{node.lineno} imports {n}" for n in names if n.split(".")[0] in BARE]
+    return sorted(found)
+
+
+def _test_sources() -> dict[str, str]:
+    return {".".join(p.relative_to(REPO).with_suffix("").parts): p.read_text() for p in (REPO / "tests").rglob("*.py")
+            if "node_modules" not in p.parts}
+
+
 # -- the real tree -----------------------------------------------------------------------------
+def test_the_three_parts_are_imported_by_their_namespaced_names_only():
+    assert bare_imports({**_sources(), **_test_sources()}) == []
 def test_no_package_cycles():
     assert package_cycles(_sources()) == []
 
@@ -134,11 +162,11 @@ IMPORT_REACH_IN = "from scaleenv_mcp.episodes.registry import EpisodeRegistry\n"
 
 def test_a_registry_reach_in_is_caught():
     sources = _sources()
-    sources["generator.synthesis.probe"] = REACH_IN
+    sources["scaleenv_mcp.generator.synthesis.probe"] = REACH_IN
     sources["bench.probe"] = IMPORT_REACH_IN
     sources["scaleenv_mcp.cli.probe"] = "def run(host):\n    return host.pool.size\n"
     assert reach_ins(sources) == ["bench.probe imports scaleenv_mcp.episodes.registry",
-                                  "generator.synthesis.probe:2 uses .registry", "scaleenv_mcp.cli.probe:2 uses .pool"]
+                                  "scaleenv_mcp.cli.probe:2 uses .pool", "scaleenv_mcp.generator.synthesis.probe:2 uses .registry"]
 
 
 def test_a_new_package_cycle_is_caught():
@@ -148,11 +176,19 @@ def test_a_new_package_cycle_is_caught():
         [u for u in cycle if u in ("scaleenv_mcp.domain", "scaleenv_mcp.state")] for cycle in package_cycles(sources)]
 
 
+def test_a_bare_import_of_a_part_is_caught():
+    sources = {"scaleenv_mcp.clients.probe": "def f():\n    from generator.tasks import synthesize_tasks\n",
+               "bench.probe": "import clients.webui\n"}
+    assert bare_imports(sources) == ["bench.probe:1 imports clients.webui", "scaleenv_mcp.clients.probe:2 imports generator.tasks"]
+
+
 def test_a_lazy_upward_import_is_caught():
     sources = _sources()
-    sources["verifier.probe"] = "def f():\n    from generator.tasks import synthesize_tasks\n"
-    sources["clients.probe"] = "def f():\n    from scaleenv_mcp.console import fail\n    from scaleenv_mcp.cli import app\n"
-    assert upward_imports(sources) == ["clients.probe -> scaleenv_mcp.cli.app", "verifier.probe -> generator.tasks"]
+    sources["scaleenv_mcp.verifier.probe"] = "def f():\n    from scaleenv_mcp.generator.tasks import synthesize_tasks\n"
+    sources["scaleenv_mcp.clients.probe"] = ("def f():\n    from scaleenv_mcp.console import fail\n"
+                                             "    from scaleenv_mcp.cli import app\n")
+    assert upward_imports(sources) == ["scaleenv_mcp.clients.probe -> scaleenv_mcp.cli.app",
+                                       "scaleenv_mcp.verifier.probe -> scaleenv_mcp.generator.tasks"]
 
 
 def test_ruff_bans_importing_the_registry_outside_the_core():

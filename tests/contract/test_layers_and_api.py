@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,15 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-LAYERS = {"scaleenv_mcp": 0, "verifier": 1, "generator": 2, "clients": 3, "bench": 4}
+FOLDERS = {"scaleenv_mcp": "scaleenv_mcp", "verifier": "scaleenv_mcp.verifier", "generator": "scaleenv_mcp.generator",
+           "clients": "scaleenv_mcp.clients", "bench": "bench"}  # folder of the checkout -> its import name
+
+
+def _loaded(code: str, names: tuple[str, ...]) -> list[str]:
+    """Which of ``names`` (modules or packages) a fresh interpreter has loaded after ``code``."""
+    probe = (f"{code}; import sys; print(sorted(n for n in {names!r} "
+             "if any(m == n or m.startswith(n + '.') for m in sys.modules)))")
+    return eval(subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout)
 
 
 def test_public_api_is_small_and_pinned():
@@ -29,32 +38,28 @@ def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
 
 
 def test_web_view_surface_is_the_app_its_mount_and_its_auth():
-    import clients.webui
+    import scaleenv_mcp.clients.webui
 
-    assert clients.webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
+    assert scaleenv_mcp.clients.webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
 
 
 def test_project_packages_resolve_to_this_repo():
-    for name in LAYERS:
-        module = __import__(name)
+    for folder, name in FOLDERS.items():
+        module = importlib.import_module(name)
+        assert Path(module.__file__).resolve().parent == REPO / folder, f"{name} resolves to {module.__file__}"
         assert Path(module.__file__).resolve().is_relative_to(REPO), f"{name} resolves to {module.__file__}"
 
 
 def test_serve_path_never_imports_openai_or_the_generator():
-    code = ("import sys; import scaleenv_mcp.cli.app, scaleenv_mcp.host.listeners, scaleenv_mcp.host.control, "
-            "scaleenv_mcp.host.stdio; print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "('openai', 'generator', 'clients')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    code = "import scaleenv_mcp.cli.app, scaleenv_mcp.host.listeners, scaleenv_mcp.host.control, scaleenv_mcp.host.stdio"
+    assert _loaded(code, ("openai", "scaleenv_mcp.generator", "scaleenv_mcp.clients")) == []
 
 
 def test_the_web_view_never_loads_openai_and_draws_graphs_only_when_asked():
     """``scaleenv serve`` mounts the web view: it must not bring openai (or the generator) into
     the serving process; the generator's pure graph drawing is imported on the first domain page."""
-    code = ("import sys; import clients.webui, scaleenv_mcp.cli.serve; print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'openai', 'generator', 'verifier'}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    code = "import scaleenv_mcp.clients.webui, scaleenv_mcp.cli.serve"
+    assert _loaded(code, ("openai", "scaleenv_mcp.generator", "scaleenv_mcp.verifier")) == []
 
 
 def test_worker_process_does_not_load_the_mcp_stack():
@@ -63,7 +68,7 @@ def test_worker_process_does_not_load_the_mcp_stack():
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("path", sorted(p for pkg in LAYERS for p in (REPO / pkg).rglob("*.py")), ids=str)
+@pytest.mark.parametrize("path", sorted(p for pkg in FOLDERS for p in (REPO / pkg).rglob("*.py")), ids=str)
 def test_modules_stay_small(path: Path):
     assert len(path.read_text().splitlines()) <= 450, "split this module by job"
 
@@ -83,6 +88,6 @@ def test_generated_acting_tables_are_current():
 
 
 def test_example_tasks_doc_is_current():
-    from generator.samples import EXAMPLES_DOC, examples_doc
+    from scaleenv_mcp.generator.samples import EXAMPLES_DOC, examples_doc
 
-    assert (REPO / EXAMPLES_DOC).read_text() == examples_doc(REPO), "run: python -m generator.samples"
+    assert (REPO / EXAMPLES_DOC).read_text() == examples_doc(REPO), "run: python -m scaleenv_mcp.generator.samples"

@@ -49,6 +49,21 @@ def test_wheel_install_is_not_the_checkout(wheel_python: Path, tmp_path: Path):
     assert not Path(out.stdout.strip()).is_relative_to(REPO)
 
 
+def test_wheel_installs_the_three_parts_under_the_project_namespace_only(wheel_python: Path, tmp_path: Path):
+    """generator/, verifier/ and clients/ are folders of the checkout; installed, they are
+    scaleenv_mcp.generator & co, and no generic top-level name lands in site-packages."""
+    code = ("import importlib, importlib.util, pathlib, scaleenv_mcp\n"
+            "for part in ('generator', 'verifier', 'clients'):\n"
+            "    assert importlib.util.find_spec(part) is None, part\n"
+            "    module = importlib.import_module('scaleenv_mcp.' + part)\n"
+            "    print(pathlib.Path(module.__file__).resolve().relative_to(pathlib.Path(scaleenv_mcp.__file__).resolve().parent))\n"
+            "import scaleenv_mcp.generator.tasks, scaleenv_mcp.verifier.verify, scaleenv_mcp.clients.webui\n"
+            "print(scaleenv_mcp.clients.webui.__all__[0])")
+    out = subprocess.run([str(wheel_python), "-I", "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["generator/__init__.py", "verifier/__init__.py", "clients/__init__.py", "UiAuth"]
+
+
 @pytest.mark.skipif(not SHIPPED, reason="no shipped domains yet")
 def test_wheel_lists_the_shipped_domains(wheel_python: Path, tmp_path: Path):
     result = _run(wheel_python, "domains", "--json", cwd=tmp_path, env_dir=tmp_path)

@@ -70,10 +70,11 @@ async def test_a_long_valid_search_still_runs(shipped: Host):
 
 
 async def test_environment_faults_stay_faults(shipped: Host):
-    """A worker lost mid-call is ours: a JSON-RPC error, not an isError result."""
+    """A worker lost mid-call is ours: a JSON-RPC -32603 error of the environment-fault family, not an
+    isError result; its code says the worker died under the call (``worker_lost``: a retry is safe)."""
     episode = await shipped.create_episode("project_management")
     async with shipped.client(episode.id) as client:
         shipped.registry.get(episode.id).worker.process.kill()
         with pytest.raises(MCPError) as caught:
             await client.call_tool("find_users", {"text": "a"})
-    assert caught.value.error.data["code"] == "environment_fault"
+    assert (caught.value.error.code, caught.value.error.data["code"]) == (-32603, "worker_lost")

@@ -111,6 +111,7 @@ def test_arbitrary_jsonrpc_never_gets_an_internal_error(target: _Target, rng: ra
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @LONG
 @given(rng=st.randoms(use_true_random=False))
 def test_fuzzed_arguments_long_run(target: _Target, rng: random.Random):
@@ -118,6 +119,7 @@ def test_fuzzed_arguments_long_run(target: _Target, rng: random.Random):
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @LONG
 @given(rng=st.randoms(use_true_random=False))
 def test_arbitrary_jsonrpc_long_run(target: _Target, rng: random.Random):

@@ -4,6 +4,7 @@ run folders that are missing, partial or from another version shown as a page, n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -14,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from clients.webui import ui_mount
+from scaleenv_mcp.clients.webui import ui_mount
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings
@@ -25,14 +26,20 @@ pytestmark = pytest.mark.anyio
 SCRIPT = "<script>window.__pwned = 1</script>"
 
 
-@pytest.fixture
-async def web(library: Path, tmp_path: Path) -> AsyncIterator[tuple[Host, Listeners, Path]]:
+@contextlib.asynccontextmanager
+async def _web(library: Path, tmp_path: Path) -> AsyncIterator[tuple[Host, Listeners, Path]]:
     runs = tmp_path / "runs"
     runs.mkdir()
     settings = HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, token_file=tmp_path / "token",
                             skip_validation=True)
     async with Host.running(settings, [library]) as host, serving(host, mounts=[ui_mount([runs])]) as listeners:
         yield host, listeners, runs
+
+
+@pytest.fixture
+async def web(library: Path, tmp_path: Path) -> AsyncIterator[tuple[Host, Listeners, Path]]:
+    async with _web(library, tmp_path) as served:
+        yield served
 
 
 async def _logged_in(listeners: Listeners) -> httpx.AsyncClient:
@@ -178,6 +185,9 @@ async def test_missing_partial_and_older_results_are_pages_saying_what_is_wrong(
     _write_run(runs / "torn")
     with (runs / "torn" / "episodes.jsonl").open("a") as handle:
         handle.write('{"key": "tiny_library/x#0", "dom')
+    _write_run(runs / "resumed")  # --resume appends a retried key again: the last line wins, nothing is unreadable
+    resumed_lines = (runs / "resumed" / "episodes.jsonl").read_text().splitlines()
+    (runs / "resumed" / "episodes.jsonl").write_text("\n".join([*resumed_lines, resumed_lines[0]]) + "\n")
     listing = await client.get("/ui/runs")
     assert listing.status_code == 200
     for name in ("complete", "partial", "older", "torn"):
@@ -190,6 +200,8 @@ async def test_missing_partial_and_older_results_are_pages_saying_what_is_wrong(
     assert older.status_code == 200 and "does not fit this version" in older.text and "0.0.1" in older.text
     torn = await client.get("/ui/run", params={"name": "torn"})
     assert torn.status_code == 200 and "1 line(s) not readable" in torn.text
+    resumed = (await client.get("/ui/run", params={"name": "resumed"})).text
+    assert "not readable" not in resumed and "pass^1" in resumed
     missing = await client.get("/ui/run", params={"name": "nope"})
     assert missing.status_code == 404 and "no eval run" in missing.text
     for reply in (partial, older, torn, missing):
@@ -211,6 +223,25 @@ async def test_a_trial_is_replayed_for_its_diff_and_can_be_kept_as_a_live_episod
     assert kept.url.path == f"/ui/episodes/{episode.id}" and episode.calls == 2 and "reward 1.0" in kept.text
     assert (await client.get("/ui/trial", params={"run": "oracle", "key": "nope#0"})).status_code == 404
     await client.aclose()
+
+
+async def test_a_trial_of_a_task_that_asks_to_be_told_is_scored_on_what_the_agent_said(library: Path, tmp_path: Path):
+    tasks = library / "tiny_library" / "tasks.jsonl"
+    lines = [json.loads(line) for line in tasks.read_text().splitlines()]
+    for line in lines:  # the oracle's closing message says it borrowed Dune; "Herbert" it never said
+        if line["id"] == "lend-ada-dune":
+            line["communicate"] = ["borrow Dune"]
+        if line["id"] == "swap-solaris":
+            line["communicate"] = ["Herbert"]
+    tasks.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    async with _web(library, tmp_path) as (_, listeners, runs):
+        client = await _logged_in(listeners)
+        _write_run(runs / "oracle")
+        told = (await client.get("/ui/trial", params={"run": "oracle", "key": "tiny_library/lend-ada-dune#0"})).text
+        assert "replayed on a fresh episode" in told and "Scored" not in told  # 1.0 then, 1.0 now
+        untold = (await client.get("/ui/trial", params={"run": "oracle", "key": "tiny_library/swap-solaris#0"})).text
+        assert "Scored 0.0 now" in untold  # the fact was never said: the page must say the score moved
+        await client.aclose()
 
 
 def test_scaleenv_ui_says_in_one_line_when_no_host_answers_or_the_token_file_is_missing(tmp_path: Path):

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.anyio
 # What the control app says for each error class, and what the client must raise for it.
 ROUND_TRIP = {SnapshotNotFoundError: 404, errors.EpisodeExpiredError: 404, EpisodeNotFoundError: 404, CapacityError: 429, LimitExceededError: 429,
               RequestTooLargeError: 413, errors.DomainVersionError: 400, errors.EpisodeFileError: 400, UsageError: 400,
-              EnvironmentFaultError: 500}
+              EnvironmentFaultError: 500, errors.EpisodeLostError: 410, errors.WorkerLostFaultError: 503}
 
 
 def _client(status: int, body: bytes, content_type: str = "application/json") -> ControlClient:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.adapters.remote import HostUnreachableError, ScaleEnvRemote, task_prompt
+from scaleenv_mcp.clients.adapters.remote import HostUnreachableError, ScaleEnvRemote, task_prompt
 
 pytestmark = pytest.mark.anyio
 
@@ -40,3 +40,11 @@ def test_the_prompt_carries_the_opening_and_every_fact_the_user_would_give():
     prompt = task_prompt({"opening": "Set my alarm to away.", "known": {"email": "a@b.c"}, "withheld": {"pin": "1234"}})
     assert prompt == "Set my alarm to away.\nDetails you may need: email: a@b.c; pin: 1234."
     assert task_prompt({"opening": "Hi"}) == "Hi"
+
+
+async def test_a_token_file_under_home_is_read_as_the_docs_write_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".scaleenv").mkdir()
+    (tmp_path / ".scaleenv" / "control-token").write_text("k" * 40 + "\n")
+    async with ScaleEnvRemote("http://127.0.0.1:1", "http://127.0.0.1:1", token_file="~/.scaleenv/control-token") as remote:
+        assert remote._auth == {"Authorization": "Bearer " + "k" * 40}

@@ -126,6 +126,7 @@ def test_incremental_state_equals_full_scan(slug: str, task_index: int, steps: l
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @pytest.mark.parametrize("slug", DOMAINS)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(task_index=st.integers(0, 10_000), steps=STEPS)

@@ -1,7 +1,8 @@
 """Run awaitables concurrently and fail like a plain ``await``: ``gather_all``.
 
-Used by the generation stages and by the task rewording in synthesis; it lives below both so
-neither package imports the other for it.
+Used by the generation stages, the task rewording in synthesis, and the eval runner and regrade
+(where the first failure is an infrastructure error the CLI turns into its exit code); it lives in
+the core so that no layer imports another for it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ async def gather_all(awaitables: Iterable[Awaitable[Result]]) -> list[Result]:
         async with asyncio.TaskGroup() as group:
             tasks = [group.create_task(_as_coroutine(a)) for a in awaitables]
     except BaseExceptionGroup as group_error:
-        raise group_error.exceptions[0] from None
+        first = group_error.exceptions[0]
+        while isinstance(first, BaseExceptionGroup):  # a job that ran a task group of its own
+            first = first.exceptions[0]
+        raise first from None
     return [t.result() for t in tasks]
 
 

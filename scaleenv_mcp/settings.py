@@ -61,3 +61,10 @@ class HostSettings(BaseModel):
                 values[name] = env.split(",") if field.annotation == list[str] else env
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
+
+    @classmethod
+    def for_proving(cls, **overrides: object) -> HostSettings:
+        """``from_env`` for a host that proves tasks (synthesis, ``verify`` and its determinism run):
+        every tool result checked against its output schema, whatever SCALEENV_CHECK_OUTPUTS says
+        for serving (#25: only the serving path may sample or skip the check)."""
+        return cls.from_env(**{**overrides, "check_outputs": "always"})

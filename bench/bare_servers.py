@@ -8,6 +8,7 @@ arguments, no trace: the floor our host is measured against.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -92,4 +93,4 @@ if __name__ == "__main__":
     else:
         app = lowlevel_app(domain) if kind == "lowlevel" else fastmcp_app(domain)
         uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning", access_log=False,
-                    timeout_keep_alive=120)
+                    timeout_keep_alive=120, http=os.environ.get("SCALEENV_HTTP_PARSER", "auto"))  # as our host reads it

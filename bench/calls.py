@@ -49,9 +49,12 @@ def pick_call(domain_dir: Path) -> tuple[str, dict[str, Any]]:
 
 
 def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
-                 checkout: Path = REPO) -> tuple[subprocess.Popen, str]:
-    """A server on ``port``; ``scaleenv`` runs the code of ``checkout`` (another worktree: a baseline)."""
-    env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(checkout)}
+                 checkout: Path = REPO, profile_out: Path | None = None, http_parser: str = "auto") -> tuple[subprocess.Popen, str]:
+    """A server on ``port``; ``scaleenv`` runs the code of ``checkout`` (another worktree: a baseline).
+    With ``profile_out`` it runs under ``bench/profiled_server.py`` (``bench.cpu_split``). ``http_parser``
+    is uvicorn's (auto, h11, httptools), for ours and the bare servers alike."""
+    env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(checkout),
+           "SCALEENV_HTTP_PARSER": http_parser}
     if kind == "scaleenv":
         command = [sys.executable, "-m", "scaleenv_mcp", "serve", "--no-control", "--port", str(port),
                    "--domains-dir", str(domain_dir.parent), "--domain", domain_dir.name]
@@ -60,6 +63,9 @@ def start_server(kind: str, domain_dir: Path, port: int, state_dir: Path,
     else:
         command = [sys.executable, str(REPO / "bench" / "bare_servers.py"), kind, str(domain_dir), str(port)]
         url = probe = f"http://127.0.0.1:{port}/mcp"
+    if profile_out is not None:
+        command = [sys.executable, str(REPO / "bench" / "profiled_server.py"), str(profile_out), kind,
+                   *command[5 if kind == "scaleenv" else 3:]]
     process = subprocess.Popen(command, env=env, cwd=checkout, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
@@ -145,7 +151,7 @@ async def _client_calls(client_factory, tool: str, arguments: dict[str, Any], ca
 
 
 def bench_memory_and_stdio(domain_dir: Path, tool: str, arguments: dict[str, Any], state_dir: Path,
-                           calls: int = 1000) -> list[dict[str, Any]]:
+                           calls: int = 1000, stdio: bool = True) -> list[dict[str, Any]]:
     import mcp
 
     from bench.bare_servers import lowlevel_server
@@ -164,6 +170,8 @@ def bench_memory_and_stdio(domain_dir: Path, tool: str, arguments: dict[str, Any
     rows.append({"transport": "memory", "server": "lowlevel", "concurrency": 1,
                  **asyncio.run(_client_calls(lambda: mcp.Client(bare), tool, arguments, calls))})
     rows.append({"transport": "memory", "server": "scaleenv", "concurrency": 1, **asyncio.run(ours_memory())})
+    if not stdio:
+        return rows
     env = {"PATH": "/usr/bin:/bin", "SCALEENV_STATE_DIR": str(state_dir), "PYTHONPATH": str(REPO)}
     for kind, args in (("lowlevel", [str(REPO / "bench" / "bare_servers.py"), "stdio", str(domain_dir)]),
                        ("scaleenv", ["-m", "scaleenv_mcp", "serve", "--stdio", str(domain_dir)])):

@@ -31,15 +31,16 @@ def _summary(values: list[float]) -> dict[str, float]:
 
 
 def bench_interleaved(domain_dir: Path, state_dir: Path, baseline: Path | None = None, rounds: int = 3,
-                      calls: int = 2000, levels: tuple[int, ...] = LEVELS) -> dict[str, Any]:
+                      calls: int = 2000, levels: tuple[int, ...] = LEVELS, http_parser: str = "auto") -> dict[str, Any]:
     tool, arguments = pick_call(domain_dir)
     body = tool_call_body(tool, arguments)
     servers: dict[str, tuple[subprocess.Popen, str]] = {}
     try:
-        servers["lowlevel"] = start_server("lowlevel", domain_dir, free_port(), state_dir)
-        servers["scaleenv"] = start_server("scaleenv", domain_dir, free_port(), state_dir)
-        if baseline is not None:
-            servers["baseline"] = start_server("scaleenv", domain_dir, free_port(), state_dir / "baseline", baseline)
+        servers["lowlevel"] = start_server("lowlevel", domain_dir, free_port(), state_dir, http_parser=http_parser)
+        servers["scaleenv"] = start_server("scaleenv", domain_dir, free_port(), state_dir, http_parser=http_parser)
+        if baseline is not None:  # a checkout before settings.http_parser takes uvicorn's auto choice
+            servers["baseline"] = start_server("scaleenv", domain_dir, free_port(), state_dir / "baseline", baseline,
+                                               http_parser=http_parser)
         names = list(servers)
         per_round: list[dict[str, dict[int, dict[str, float]]]] = []
         for index in range(rounds):
@@ -76,17 +77,29 @@ def bench_interleaved(domain_dir: Path, state_dir: Path, baseline: Path | None =
         baseline_commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=baseline, capture_output=True,
                                          text=True).stdout.strip()
     return {"domain": domain_dir.name, "tool": tool, "rounds": rounds, "calls_per_level": calls, "rows": rows,
+            "http_parser": http_parser if http_parser != "auto" else _auto_parser(),
             "ratios": ratios, "baseline": str(baseline) if baseline else None, "baseline_commit": baseline_commit,
             "load_average_end": os.getloadavg(), "repo": str(REPO)}
 
 
+def _auto_parser() -> str:
+    """What uvicorn's ``http="auto"`` picks here: httptools when it imports, else h11."""
+    try:
+        import httptools  # noqa: F401
+    except ImportError:
+        return "h11"
+    return "httptools"
+
+
 def render_interleaved(section: dict[str, Any], environment: dict[str, Any] | None) -> list[str]:
     load = ", ".join(f"{x:.1f}" for x in (environment or {}).get("load_average", []))
+    commit = (environment or {}).get("commit", "unknown")[:12]
     end = ", ".join(f"{x:.1f}" for x in section["load_average_end"])
     lines = ["", "## Tool calls over HTTP, interleaved rounds", "",
-             f"`scaleenv bench --only calls`: {section['rounds']} rounds, each driving every server at each concurrency "
+             f"`scaleenv bench --only calls` at commit `{commit}`: {section['rounds']} rounds, each driving every server at each concurrency "
              f"in turn (`{section['tool']}` of `{section['domain']}`); median (min-max) over rounds, each ratio taken "
-             f"within its round. Load average at start {load}, at end {end}."
+             f"within its round, HTTP parser {section.get('http_parser', 'auto')} for every server. "
+             f"Load average at start {load}, at end {end}."
              + (f" `baseline` is commit `{(section['baseline_commit'] or '?')[:12]}`." if section.get("baseline") else ""),
              "", "| server | concurrency | server CPU ms/call | calls/s | p50 ms |", "| --- | --- | --- | --- | --- |"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import statistics
 import subprocess
 import tempfile
 from importlib import metadata
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.calls import bench_http, bench_memory_and_stdio, pick_call
+from bench.cpu_split import bench_profile, render_profile
 from bench.episodes import bench_episodes
 from bench.hostile import bench_hostile, render_hostile
 from bench.interleaved import bench_interleaved, render_interleaved
@@ -29,6 +31,7 @@ from bench.ui import bench_ui, render_ui
 REPO = Path(__file__).resolve().parents[1]
 # The issue's targets, keyed like the ratios (the part before "@"); calls/s applies at 16 and 64.
 TARGETS = {"server_cpu_vs_lowlevel": "<= 1.25", "calls_per_s_vs_lowlevel": ">= 0.9 (at 16 and 64)",
+           "memory_call_vs_lowlevel": "<= 3.0",
            "create_vs_raw": "<= 3.0", "memory_created": "<= 1.3", "memory_read": "<= 2.5",
            "tau2_hash_vs_fingerprint": ">= 10 (at 1.2 MB)"}
 
@@ -36,6 +39,10 @@ TARGETS = {"server_cpu_vs_lowlevel": "<= 1.25", "calls_per_s_vs_lowlevel": ">= 0
 def environment() -> dict[str, Any]:
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
     versions = {name: metadata.version(name) for name in ("mcp", "fastmcp", "uvicorn", "starlette", "pydantic")}
+    try:
+        versions["httptools"] = metadata.version("httptools")
+    except metadata.PackageNotFoundError:
+        versions["httptools"] = "not installed"
     return {"commit": commit or "unknown", "python": platform.python_version(), "machine": platform.machine(),
             "cpus": os.cpu_count(), "system": platform.platform(), "packages": versions,
             "load_average": os.getloadavg()}
@@ -58,11 +65,11 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup", "calls", "ui", "scaling")
+SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile", "episodes", "scaling")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
-                     domain_dir: Path | None = None, rounds: int = 3) -> dict[str, Any]:
+                     domain_dir: Path | None = None, rounds: int = 3, http_parser: str = "auto") -> dict[str, Any]:
     """One section (hostile-package validation, fingerprint/diff from change sets, #28's start-up
     timings, or HTTP calls in interleaved rounds against the bare server and ``baseline``) merged
     into the results already in ``out`` (the rest of a full run takes tens of minutes); it records
@@ -76,10 +83,33 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
     elif section == "calls":
         if domain_dir is None:
             raise ValueError("--only calls needs a domain")
-        result["calls_interleaved_environment"] = environment()
+        section_key = "calls_interleaved" if http_parser == "auto" else f"calls_interleaved_{http_parser}"
+        result[f"{section_key}_environment"] = environment()
         with tempfile.TemporaryDirectory() as scratch:
-            result["calls_interleaved"] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
-                                                            calls=500 if quick else 2000)
+            result[section_key] = bench_interleaved(domain_dir, Path(scratch) / "state", baseline, rounds,
+                                                    calls=500 if quick else 2000, http_parser=http_parser)
+            tool, arguments = pick_call(domain_dir)
+            result["calls_memory"] = [bench_memory_and_stdio(domain_dir, tool, arguments, Path(scratch) / "state",
+                                                             calls=200 if quick else 1000, stdio=False)
+                                      for _ in range(rounds)]
+        result["ratios"] = {k: v for k, v in result["ratios"].items()  # the interleaved medians replace one-pass ones
+                            if not k.startswith(("server_cpu_vs_lowlevel@", "calls_per_s_vs_lowlevel@", "memory_call"))
+                            or "," in k}
+        result["ratios"].update(interleaved_ratios(result[section_key], result["calls_memory"]))
+        result["targets"] = TARGETS
+    elif section == "episodes":  # the sized rows only: the 10,000-episode host is the full run's
+        with tempfile.TemporaryDirectory() as scratch:
+            work = Path(scratch)
+            result["episodes"] = {**result.get("episodes", {}), "sized": bench_episodes(
+                work, work / "state", sizes=(100_000,) if quick else (100_000, 1_000_000), many=0)["sized"]}
+        result["episodes_environment"] = environment()
+        result["ratios"] = {k: v for k, v in result["ratios"].items() if not k.startswith(("create_vs_raw", "memory_created", "memory_read"))}
+        result["ratios"].update(ratios([], result["episodes"]))
+    elif section == "profile":
+        if domain_dir is None:
+            raise ValueError("--profile needs a domain")
+        result["profile_environment"] = environment()
+        result["profile"] = bench_profile(domain_dir, calls=500 if quick else 2000)
     elif section == "scaling":
         if domain_dir is None:
             raise ValueError("--only scaling needs a domain")
@@ -135,19 +165,30 @@ def render_markdown(result: dict[str, Any]) -> str:
              f"load average at start {', '.join(f'{x:.1f}' for x in env['load_average'])}; "
              + ", ".join(f"{k} {v}" for k, v in env["packages"].items()) + ".", "",
              f"Domain `{result['domain']}`, tool `{result['tool']}`. Medians; ratios against baselines measured in the same run.",
-             "", "## Tool calls", "", "| transport | server | concurrency | calls/s | p50 ms | p99 ms | server CPU ms/call |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "", "## Tool calls", ""]
+    newer = result.get("calls_interleaved_environment") or result.get("calls_interleaved_h11_environment")
+    if newer and newer["commit"] != env["commit"]:
+        lines += [f"(One pass per server, from the full run at commit `{env['commit'][:12]}`; the interleaved sections "
+                  f"below, measured at commit `{newer['commit'][:12]}`, supersede it.)", ""]
+    lines += ["| transport | server | concurrency | calls/s | p50 ms | p99 ms | server CPU ms/call |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["calls"]:
         lines.append(f"| {row['transport']} | {row['server']} | {row['concurrency']} | {row['calls_per_s']} | {row['p50_ms']} | "
                      f"{row['p99_ms']} | {row.get('server_cpu_ms_per_call', '')} |")
     lines += ["", "## Episodes", "", "| start state | control create p50/p99 ms | in-process create p50 ms | raw deserialize ms | "
-              "create/raw | RSS/episode created | RSS/episode after full read | fingerprint ms | diff ms |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+              "create/raw | raw + schema parse ms | create/(raw + parse) | RSS/episode created | "
+              "RSS/episode after full read | fingerprint ms | diff ms |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["episodes"]["sized"]:
+        usable = (f"{row['raw_usable_p50_ms']} | {row['in_process_create_vs_raw_usable']}x" if "raw_usable_p50_ms" in row
+                  else "(not measured) | ")
         lines.append(f"| {row['start_state_bytes'] // 1000} KB | {row['control_create_p50_ms']}/{row['control_create_p99_ms']} | "
                      f"{row['create_in_process_p50_ms']} | {row['raw_deserialize_p50_ms']} | {row['in_process_create_vs_raw']}x | "
-                     f"{row['memory_created_vs_state']}x state | {row['memory_read_vs_state']}x state | "
+                     f"{usable} | {row['memory_created_vs_state']}x state | {row['memory_read_vs_state']}x state | "
                      f"{row['fingerprint_p50_ms']} | {row['diff_p50_ms']} |")
+    if result.get("episodes_environment"):
+        lines += _measured_alone("episodes", result)
+        lines[-1] = lines[-1][:-2] + "; the line below is the last full run's.)"
     many = result["episodes"].get("many")
     if many:
         lines += ["", f"Live episodes of ~100 KB in one host: {many['live_episodes']} (created in {many['create_all_s']} s, "
@@ -164,8 +205,13 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_state_tracking(result["state_tracking"]) + _measured_alone("state", result)
     if result.get("validation"):
         lines += render_hostile(result["validation"]) + _measured_alone("validation", result)
-    if result.get("calls_interleaved"):
-        lines += render_interleaved(result["calls_interleaved"], result.get("calls_interleaved_environment"))
+    for key in ("calls_interleaved", "calls_interleaved_h11", "calls_interleaved_httptools"):
+        if result.get(key):
+            lines += render_interleaved(result[key], result.get(f"{key}_environment"))
+    if result.get("calls_memory"):
+        lines += render_memory_rounds(result["calls_memory"])
+    if result.get("profile"):
+        lines += render_profile(result["profile"], result.get("profile_environment"))
     if result.get("startup"):
         lines += render_startup(result["startup"], result.get("startup_environment"), result.get("startup_baseline"))
     if result.get("ui"):
@@ -176,6 +222,37 @@ def render_markdown(result: dict[str, Any]) -> str:
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")
     return "\n".join(lines) + "\n"
+
+
+def interleaved_ratios(section: dict[str, Any], memory_rounds: list[list[dict[str, Any]]]) -> dict[str, float]:
+    """The targets' ratios from an interleaved calls run: medians over its rounds, keyed by level and parser."""
+    out: dict[str, float] = {}
+    for key, value in section["ratios"].items():
+        if key.startswith("scaleenv/lowlevel "):
+            metric, level = key.removeprefix("scaleenv/lowlevel ").split("@")
+            name = "server_cpu_vs_lowlevel" if metric == "server_cpu" else "calls_per_s_vs_lowlevel"
+            out[f"{name}@{level},{section['http_parser']}"] = round(value["median"], 2)
+    out["memory_call_vs_lowlevel@p50"] = round(statistics.median(_memory_ratios(memory_rounds)), 2)
+    return out
+
+
+def _memory_ratios(rounds: list[list[dict[str, Any]]]) -> list[float]:
+    return [next(r["p50_ms"] for r in one if r["server"] == "scaleenv") / next(r["p50_ms"] for r in one if r["server"] == "lowlevel")
+            for one in rounds]
+
+
+def render_memory_rounds(rounds: list[list[dict[str, Any]]]) -> list[str]:
+    """In-memory MCP calls (the official client on both sides), one pass of each server per round."""
+    ratios = _memory_ratios(rounds)
+    lines = ["", "### In-memory MCP calls", "", f"`scaleenv bench --only calls`: {len(rounds)} rounds, the official Python "
+             "client in the same process as the server (ours: `Host.client`, one worker process), p50 per call.", "",
+             "| round | bare low-level p50 ms | scaleenv p50 ms | ratio |", "| --- | --- | --- | --- |"]
+    for index, (one, ratio) in enumerate(zip(rounds, ratios), 1):
+        bare = next(r["p50_ms"] for r in one if r["server"] == "lowlevel")
+        ours = next(r["p50_ms"] for r in one if r["server"] == "scaleenv")
+        lines.append(f"| {index} | {bare} | {ours} | {ratio:.2f}x |")
+    lines.append(f"| median (min-max) | | | {statistics.median(ratios):.2f}x ({min(ratios):.2f}-{max(ratios):.2f}) |")
+    return lines
 
 
 def _measured_alone(section: str, result: dict[str, Any]) -> list[str]:

@@ -100,7 +100,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
     package = load_domain(domain_path)
     document = build_graph(package.manifest)
     budget = max_candidates or max(4 * n, n + 40)
-    settings = HostSettings.from_env(workers=workers, port=0, control_port=None, max_harness_episodes=100000)
+    settings = HostSettings.for_proving(workers=workers, port=0, control_port=None, max_harness_episodes=100000)
     accepted: dict[int, Task] = {}
     rejected: Counter[str] = Counter()
     examples: dict[str, list[str]] = {}

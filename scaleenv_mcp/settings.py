@@ -39,6 +39,9 @@ class HostSettings(BaseModel):
         "path: always (every result: a tool that drifts from its schema is refused on its first bad result), sampled "
         "(each tool's first result in each worker, then one in 16), off. A refused result is an environment fault, "
         "its writes rolled back. Validation always checks every case.")
+    http_parser: Literal["auto", "h11", "httptools"] = Field(
+        default="auto", description="uvicorn's HTTP/1.1 parser: auto takes httptools when it is installed (pip install "
+        "'scaleenv-mcp[fast]'; about a tenth less server CPU per call), else h11 (pure Python, always there).")
     max_snapshots: int = Field(default=2000, description="Live snapshots per host; past it snapshot answers 429.")
     rotate_token: bool = Field(default=False, description="Write a new control token even if the token file has one.")
     token: str | None = Field(default=None, description="Control API bearer token; random when not given.")
@@ -58,3 +61,10 @@ class HostSettings(BaseModel):
                 values[name] = env.split(",") if field.annotation == list[str] else env
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls.model_validate(values)
+
+    @classmethod
+    def for_proving(cls, **overrides: object) -> HostSettings:
+        """``from_env`` for a host that proves tasks (synthesis, ``verify`` and its determinism run):
+        every tool result checked against its output schema, whatever SCALEENV_CHECK_OUTPUTS says
+        for serving (#25: only the serving path may sample or skip the check)."""
+        return cls.from_env(**{**overrides, "check_outputs": "always"})

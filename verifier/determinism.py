@@ -40,7 +40,7 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
 
-    settings = HostSettings.from_env(workers=workers, port=0, control_port=None, skip_validation=True)
+    settings = HostSettings.for_proving(workers=workers, port=0, control_port=None, skip_validation=True)
     found: dict[str, str] = {}
     async with Host.running(settings, domains=[str(package_dir)]) as host:
         slug = package_dir.name

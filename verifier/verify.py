@@ -90,8 +90,8 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
         finally:
             await remote.aclose()
         return
-    settings = HostSettings.from_env(workers=workers, port=0, control_port=0 if transport == "http" else None,
-                                     max_harness_episodes=100000, skip_validation=True if not validate else None)
+    settings = HostSettings.for_proving(workers=workers, port=0, control_port=0 if transport == "http" else None,
+                                        max_harness_episodes=100000, skip_validation=True if not validate else None)
     async with Host.running(settings, domains=[str(package.path)]) as host:
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):

@@ -1,6 +1,7 @@
 """What the host keeps per served domain: the package, its worker bundle, compiled argument validators.
 
-Compiled once when the domain comes online, never per call (the hot path only looks up).
+Compiled once when the domain comes online, never per call (the hot path only looks up): the
+verdict by ``domain.schema_code``'s plain function, jsonschema only for a failing call's message.
 Arguments are checked against the bounded input schemas (``domain.schema_limits``), the
 same ones ``tools/list`` serves.
 """
@@ -13,6 +14,7 @@ from typing import Any
 import jsonschema
 
 from scaleenv_mcp.domain.loader import DomainPackage
+from scaleenv_mcp.domain.schema_code import compile_check
 from scaleenv_mcp.domain.schema_limits import bounded_schema
 from scaleenv_mcp.workers.protocol import DomainBundle
 
@@ -76,6 +78,9 @@ class DomainRuntime:
             t.name: bounded_schema(t.input_schema) for t in package.manifest.tools
         }
         self.validators = {name: _StrictValidator(schema) for name, schema in self.input_schemas.items()}
+        # the verdict in plain code where the schema allows it; jsonschema only for the message (#25)
+        self.argument_checks = {name: compile_check(schema, strict_integer=True)
+                                for name, schema in self.input_schemas.items()}
 
     @property
     def slug(self) -> str:
@@ -89,6 +94,9 @@ class DomainRuntime:
         if size > max_bytes:
             largest = max(arguments, key=lambda k: len(json.dumps(arguments[k], default=str)), default="?")
             return f"arguments are {size} bytes, over the {max_bytes}-byte limit (largest: '{largest}')"
+        compiled = self.argument_checks[tool]
+        if compiled is not None and compiled(arguments):
+            return None
         errors = list(self.validators[tool].iter_errors(arguments))
         if not errors:
             return None

@@ -18,6 +18,7 @@ An episode that cannot be rebuilt, and every episode a stopped host left open, i
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import Callable
@@ -274,12 +275,15 @@ class EpisodeRegistry:
         duration = (time.perf_counter() - started) * 1000
         if reply.status == OK:
             episode.replay.append((tool, arguments))
-            # model_construct: the hot path builds these from values it already trusts
-            outcome = CallOutcome.model_construct(kind=OutcomeKind.success, result=reply.result, duration_ms=duration,
-                                                  error_code=None, message=None,
+            # Decoded once: the agent's structured content and the trace hold this one dict; the
+            # text content is the worker's text itself. model_construct: the hot path builds these
+            # from values it already trusts.
+            result = json.loads(reply.result_json) if reply.result_json is not None else None
+            outcome = CallOutcome.model_construct(kind=OutcomeKind.success, result=result, result_json=reply.result_json,
+                                                  duration_ms=duration, error_code=None, message=None,
                                                   reads=list(reply.reads), writes=list(reply.writes))
             if reply.result_bytes > self.settings.trace_result_bytes:
-                self._record(episode, tool, arguments, outcome, trace_summary(reply.result, reply.result_bytes))
+                self._record(episode, tool, arguments, outcome, trace_summary(result, reply.result_bytes))
                 return outcome
         elif reply.status == TOOL_ERROR:
             outcome = CallOutcome(kind=OutcomeKind.tool_error, error_code=reply.error_code, message=reply.message,

@@ -27,6 +27,9 @@ class OutcomeKind(str, Enum):
 class CallOutcome(BaseModel):
     kind: OutcomeKind
     result: dict[str, Any] | None = Field(default=None, description="The tool's result on success.")
+    # The same result as the JSON text the worker encoded once: the agent's text content, not
+    # encoded again (#25 item 4). Not part of the model's dumps: ``result`` is.
+    result_json: str | None = Field(default=None, exclude=True, repr=False)
     error_code: str | None = Field(default=None, description="not_found, invalid_argument, conflict, not_permitted, permission_denied...")
     message: str | None = Field(default=None, description="Error text an agent can act on.")
     duration_ms: float = 0.0

@@ -50,9 +50,9 @@ class _Server(uvicorn.Server):
         yield
 
 
-def _server(app: Any) -> uvicorn.Server:
+def _server(app: Any, http_parser: str = "auto") -> uvicorn.Server:
     config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, timeout_graceful_shutdown=2,
-                            limit_concurrency=None, timeout_keep_alive=120)
+                            limit_concurrency=None, timeout_keep_alive=120, http=http_parser)
     return _Server(config)
 
 
@@ -74,16 +74,16 @@ async def serving(host: Host, settings: HostSettings | None = None, bound: Bound
         apps.append((control_app, bound.control))
         control_url = f"http://{display_host(settings.host)}:{bound.control.getsockname()[1]}"
         ui_login_url = next((url for mount in built if (url := mount.login_url(control_url))), None)
-    async with serving_apps(apps):
+    async with serving_apps(apps, settings.http_parser):
         yield Listeners(agent_url, control_url, token_path, token, ui_login_url)
 
 
 @contextlib.asynccontextmanager
-async def serving_apps(apps: list[tuple[object, socket.socket]]) -> AsyncIterator[None]:
+async def serving_apps(apps: list[tuple[object, socket.socket]], http_parser: str = "auto") -> AsyncIterator[None]:
     """Serve each ASGI app on its bound socket (uvicorn, this event loop) from when all have started
     until the block ends; then stop them and close the sockets. Shared by ``serving`` and the
     control listener of Ray host actors (``scaleenv_mcp.cluster``)."""
-    servers = [_server(app) for app, _ in apps]
+    servers = [_server(app, http_parser) for app, _ in apps]
     tasks = [asyncio.create_task(server.serve(sockets=[sock])) for server, (_, sock) in zip(servers, apps)]
     try:
         while not all(s.started for s in servers):

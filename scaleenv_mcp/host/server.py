@@ -101,10 +101,9 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
             log.exception("tools/call %s failed inside the host", params.name)
             raise to_mcp_error(EnvironmentFaultError("internal error of the environment")) from None
         if outcome.kind is OutcomeKind.success:
-            return types.CallToolResult(
-                content=[types.TextContent(type="text", text=json.dumps(outcome.result, ensure_ascii=False))],
-                structured_content=outcome.result,
-            )
+            text = outcome.result_json if outcome.result_json is not None else json.dumps(outcome.result, ensure_ascii=False)
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                        structured_content=outcome.result)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=f"{outcome.error_code}: {outcome.message}")], is_error=True
         )

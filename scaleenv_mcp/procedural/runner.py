@@ -13,6 +13,7 @@ A whole-run ``RunBudget`` caps everything: past it, the remaining cases are skip
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -200,14 +201,14 @@ class CaseRunner:
             return record
         record.actual_changes, record.fingerprint = diff, fingerprint
         record.reads, record.writes = list(reply.reads), list(reply.writes)
-        record.result = reply.result
+        record.result = json.loads(reply.result_json) if reply.result_json is not None else None
         record.traceback = reply.detail
         expect = case.expect
         if reply.status == OK:
             if expect.outcome is CaseOutcome.rejection:
                 record.problems.append(f"expected error {expect.error}, but the call succeeded")
                 return record
-            record.problems += match_result(expect.result or {}, reply.result)
+            record.problems += match_result(expect.result or {}, record.result)
             record.problems += match_changes(expect.changes, StateDiff.model_validate(diff))
             if not record.problems:
                 record.kind = CaseKind.success

@@ -14,6 +14,7 @@ never cached), but per-call *recording* of tables read and written needs the cac
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -119,14 +120,23 @@ def _clock_function(name: str, now_sql: str) -> Callable[..., Any]:
     return fn
 
 
-def _install_clock(conn: sqlite3.Connection, now: str) -> None:
-    """Replace SQLite's clock functions so 'now' is the episode clock, deterministically."""
+@functools.lru_cache(maxsize=64)
+def _clock(now: str) -> tuple[tuple[str, int, Callable[..., Any]], ...]:
+    """The clock functions for the episode clock ``now``: built once per clock value (a domain has one),
+    not per connection, which creating an episode opens (#25 item 5)."""
     now_sql = now.replace("T", " ")
-    for name in _CLOCK_FUNCTIONS:
-        conn.create_function(name, -1, _clock_function(name, now_sql), deterministic=True)
+    functions: list[tuple[str, int, Callable[..., Any]]] = [
+        (name, -1, _clock_function(name, now_sql)) for name in _CLOCK_FUNCTIONS]
     for keyword, base in _NOW_KEYWORDS.items():
         value = _reference_db().execute(f"SELECT {base}(?)", (now_sql,)).fetchone()[0]
-        conn.create_function(keyword, 0, lambda value=value: value, deterministic=True)
+        functions.append((keyword, 0, lambda value=value: value))
+    return tuple(functions)
+
+
+def _install_clock(conn: sqlite3.Connection, now: str) -> None:
+    """Replace SQLite's clock functions so 'now' is the episode clock, deterministically."""
+    for name, arity, function in _clock(now):
+        conn.create_function(name, arity, function, deterministic=True)
 
 
 def open_connection(
@@ -151,6 +161,10 @@ def open_connection(
     )
     if serialized is not None:
         conn.deserialize(serialized)
+    # Before the first page is read: a page cache of its default size starts with a bulk allocation of
+    # 20 pages per connection (80 KB: 1.78x a 143 KB state right after creation, 1.23x without it).
+    # The pages are in memory already (memdb): reads measured no slower without the cache.
+    conn.execute("PRAGMA cache_size = 0")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA recursive_triggers = ON")  # REPLACE's implicit deletes must reach the tracking triggers
     if max_pages is not None:

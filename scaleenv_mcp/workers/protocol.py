@@ -7,7 +7,10 @@ past 2 GiB): this path runs once per tool call, so no pydantic and no dataclasse
 ``(status, payload)`` with status one of the constants below. On the wire each request travels
 as ``(budget seconds or None, request)``: the worker's own deadline (``workers.lifetime``).
 A call's payload is a plain tuple in ``CallReply``'s field order; the host reads it as a
-``CallReply`` (``CallReply(*payload)``).
+``CallReply`` (``CallReply(*payload)``). A result crosses as its JSON text, encoded once in the
+worker (which must encode it anyway to prove it is JSON and to measure it): a string pickles and
+unpickles in a few microseconds where a nested dict takes tens, and the host hands the same text
+to the agent as the call's text content (#25 item 4).
 """
 
 from __future__ import annotations
@@ -45,13 +48,13 @@ class CallReply(NamedTuple):
     """Outcome of one tool call inside a worker (a plain tuple on the wire)."""
 
     status: str
-    result: dict[str, Any] | None = None
+    result_json: str | None = None  # the result, as the JSON text the agent gets (``json.dumps(..., ensure_ascii=False)``)
     error_code: str | None = None
     message: str | None = None
     detail: str | None = None  # traceback for validation reports; never shown to agents
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
-    result_bytes: int = 0  # size of the result's JSON: the host keeps a summary in the trace past a limit
+    result_bytes: int = 0  # UTF-8 size of ``result_json``: the host keeps a summary in the trace past a limit
 
 
 def frame(obj: Any) -> bytes:

@@ -16,14 +16,13 @@ import contextlib
 import hashlib
 import json
 import os
-import pickle
 import resource
 import signal
+import socket
 import sqlite3
 import traceback
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterator
-from multiprocessing.connection import Connection
 from typing import Any, Callable, TypeVar
 
 from scaleenv_mcp.domain.manifest import DomainManifest
@@ -42,7 +41,7 @@ from scaleenv_mcp.state.tracking import BaseState, Overlay, has_tracking, read_o
 from scaleenv_mcp.workers.argument_faults import argument_problem
 from scaleenv_mcp.workers.lifetime import arm_budget, disarm_budget, guard_lifetime
 from scaleenv_mcp.workers.output_check import OutputCheck
-from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, PICKLE_PROTOCOL, TOOL_ERROR, CallReply, DomainBundle
+from scaleenv_mcp.workers.protocol import FAULT, LIMIT, OK, TOOL_ERROR, CallReply, DomainBundle, Frames, frame
 
 __all__ = ["run_worker"]
 
@@ -321,9 +320,10 @@ class Worker:
         guard.denied.clear()
         try:
             result = fn(episode.ctx, **arguments)
-            problem, size = episode.domain.output_checks[tool].problem(result)
+            problem, text = episode.domain.output_checks[tool].problem(result)
             if problem:
                 raise _BadResult(problem)
+            size = len(text) if text.isascii() else len(text.encode())
         except ToolError as exc:
             self._rollback(episode)
             return CallReply(TOOL_ERROR, error_code=exc.code, message=exc.message)
@@ -346,7 +346,7 @@ class Worker:
                              message=f"the result is {size} bytes of JSON, over the {self.max_result_bytes}-byte limit "
                                      "per call; ask for less (narrower filters, a smaller limit or page)")
         self._trusted(episode, lambda: conn.execute("RELEASE scaleenv_call"))
-        return CallReply(OK, result=result, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)),
+        return CallReply(OK, result_json=text, reads=tuple(sorted(guard.log.reads)), writes=tuple(sorted(guard.log.writes)),
                          result_bytes=size)
 
     def _rollback(self, episode: _Episode) -> None:
@@ -378,23 +378,30 @@ class _BadResult(Exception):
     pass
 
 
-def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None, parent_pid: int | None = None,
+def run_worker(sock: socket.socket, memory_limit: int | None, max_pages: int | None, parent_pid: int | None = None,
                max_result_bytes: int | None = None, check_outputs: str = "always") -> None:
-    """Entry point of a worker process: serve ``(budget, request)`` messages until the pipe closes.
+    """Entry point of a worker process: serve ``(budget, request)`` messages until the socket closes.
 
-    Requests may queue up in the pipe (the host sends them as they come); each is answered in
-    turn, in order. Both ways: pickle protocol 5 in ``Connection`` framing (``workers.protocol``)."""
+    Requests may queue up in the socket (the host sends them as they come); each is answered in
+    turn, in order. Both ways: pickle protocol 5 in ``Connection`` framing (``workers.protocol``).
+    Reads are buffered: one ``recv`` takes every request that has come (not a header and then a
+    body, two system calls per request), and a reply leaves in one ``sendall``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    guard_lifetime(parent_pid or os.getppid(), conn.fileno())
+    guard_lifetime(parent_pid or os.getppid(), sock.fileno())
     if memory_limit:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     worker = Worker(max_pages=max_pages, max_result_bytes=max_result_bytes, check_outputs=check_outputs)
-    receive, send, loads, dumps = conn.recv_bytes, conn.send_bytes, pickle.loads, pickle.dumps
+    frames, pending = Frames(), deque[Any]()
     while True:
-        try:
-            budget, message = loads(receive())
-        except (EOFError, OSError):
-            return
+        while not pending:
+            try:
+                chunk = sock.recv(_READ_SIZE)
+            except OSError:
+                return
+            if not chunk:
+                return
+            pending.extend(frames.feed(chunk))
+        budget, message = pending.popleft()
         arm_budget(budget)
         try:
             reply = worker.handle(message)
@@ -402,12 +409,18 @@ def run_worker(conn: Connection, memory_limit: int | None, max_pages: int | None
             reply = (FAULT, "MemoryError: worker memory limit reached")
         disarm_budget()
         try:
-            data = dumps(reply, PICKLE_PROTOCOL)
+            data = frame(reply)
         except MemoryError:
-            data = dumps((FAULT, "MemoryError: worker memory limit reached"), PICKLE_PROTOCOL)
+            data = frame((FAULT, "MemoryError: worker memory limit reached"))
         except Exception as exc:  # a reply must always come: the host matches replies to requests in order
-            data = dumps((FAULT, f"reply could not be pickled: {type(exc).__name__}: {exc}"[:2000]), PICKLE_PROTOCOL)
-        send(data)
+            data = frame((FAULT, f"reply could not be pickled: {type(exc).__name__}: {exc}"[:2000]))
+        try:
+            sock.sendall(data)
+        except OSError:
+            return
+
+
+_READ_SIZE = 1 << 18
 
 
 def main(argv: list[str]) -> None:
@@ -415,7 +428,7 @@ def main(argv: list[str]) -> None:
     (started by the pool; 0 means no limit)."""
     fd, memory_limit, max_pages, parent_pid, max_result_bytes = (int(a) for a in argv[:5])
     check_outputs = argv[5] if len(argv) > 5 else "always"
-    run_worker(Connection(fd), memory_limit or None, max_pages or None, parent_pid, max_result_bytes or None,
+    run_worker(socket.socket(fileno=fd), memory_limit or None, max_pages or None, parent_pid, max_result_bytes or None,
                check_outputs)
 
 if __name__ == "__main__":

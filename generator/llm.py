@@ -192,7 +192,9 @@ class LLMClient:
             reply = await self._exchange(rs, stage, mode, conversation, schema, max_tokens, ledger,
                                          fallback=fallback, probe=probe)
             probe = False  # the endpoint answered: later failures spend the budget as usual
-            truncated = is_truncated(reply["finish_reason"], reply["completion_tokens"], max_tokens)
+            counted = reply["completion_tokens"] if reply.get("usage_reported", True) else None
+            truncated = is_truncated(reply["finish_reason"], counted, max_tokens,
+                                     reply.get("tool_arguments") or reply["text"])
             if truncated:
                 if mode == "plain" and continuations < _MAX_CONTINUATIONS:
                     text += reply["text"]
@@ -215,7 +217,7 @@ class LLMClient:
                 if truncated:  # a repair would be cut off again
                     raise LLMOutputError(f"role {rs.role} ({rs.model}): the reply was cut off at max_tokens "
                                          f"{max_tokens} (finish_reason {reply['finish_reason']!r}, "
-                                         f"{reply['completion_tokens']} completion tokens) in {mode} mode; raise "
+                                         f"{_tokens_said(reply)}) in {mode} mode; raise "
                                          f"max_tokens for this role in the roles file") from None
                 if repairs >= self.max_repairs:
                     raise LLMOutputError(f"role {rs.role} ({rs.model}) gave no valid output after {repairs} "
@@ -264,7 +266,8 @@ class LLMClient:
         record = {"text": choice.message.content or "", "finish_reason": choice.finish_reason or "stop",
                   "tool_arguments": calls[0].function.arguments if calls else None,
                   "prompt_tokens": (usage.prompt_tokens or 0) if usage else 0,
-                  "completion_tokens": (usage.completion_tokens or 0) if usage else 0}
+                  "completion_tokens": (usage.completion_tokens or 0) if usage else 0,
+                  "usage_reported": usage is not None}
         return self._received(record, key, stage, rs.role, ledger)
 
     def _received(self, record: dict[str, Any], key: str, stage: str, role: str, ledger: UsageLedger) -> dict[str, Any]:
@@ -305,6 +308,12 @@ class LLMClient:
             await self.budget.spend(attempt, reason, retry_after)  # raises when none is left: not a retry
             ledger.add(stage, rs.role, retries=1)
             attempt += 1
+
+
+def _tokens_said(reply: dict[str, Any]) -> str:
+    if not reply.get("usage_reported", True):
+        return "no usage reported: the JSON never closed"
+    return f"{reply['completion_tokens']} completion tokens"
 
 
 def _brief(error: openai.APIStatusError) -> str:

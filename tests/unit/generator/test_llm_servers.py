@@ -59,13 +59,15 @@ async def test_a_5xx_on_json_schema_is_tried_in_plain_mode_before_the_budget(fak
     assert fake.requests("domain_card") == []
 
 
+@pytest.mark.parametrize("cut", ["cut", "cut_no_usage"])
 @pytest.mark.parametrize("mode", ["json_schema", "tool", "plain"])
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 async def test_a_reply_cut_at_max_tokens_is_detected_in_every_mode(fake: FakeLLM, tmp_path: Path, profile: str,
-                                                                   mode: str):
-    """The server says "stop" (or "tool_calls") for a cut reply: only the token count tells."""
+                                                                   mode: str, cut: str):
+    """The server says "stop" (or "tool_calls") for a cut reply: only the token count tells, or, when the
+    server reports no usage, the JSON that never closes (the call's text, where SGLang's parser gave up)."""
     fake.profile = PROFILES[profile]
-    fake.faults = [Fault("domain_card", "cut")]
+    fake.faults = [Fault("domain_card", cut)]
     ledger = UsageLedger()
     assert (await _card(_client(fake, tmp_path, mode, budget=2), ledger)).title == CARD["title"]
     row = ledger.rows()[0]

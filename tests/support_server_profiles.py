@@ -44,6 +44,9 @@ class ServerProfile:
     # status answered when an assistant tool call in the history has arguments that are not JSON (vLLM and
     # SGLang json.loads them before applying the chat template; a ValueError there is a 400)
     broken_history_arguments_status: int | None = None
+    # status answered to any request with tools (llama.cpp's llama-server without --jinja: 500 "tools param
+    # requires --jinja flag"; a gateway without tool support: 400). None: tools are taken
+    tools_status: int | None = None
 
     def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
         """(status, message) when this server refuses the request as a whole, else None."""
@@ -52,6 +55,8 @@ class ServerProfile:
                 return self.null_content_status, f"messages.{index}.content: Input should be a valid string"
         if self.broken_history_arguments_status and _broken_history_arguments(body.get("messages", [])):
             return self.broken_history_arguments_status, "Expecting value: line 1 column 1 (char 0)"
+        if self.tools_status and body.get("tools"):
+            return self.tools_status, "tools param requires --jinja flag"
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema" and self.json_schema_status:
             return self.json_schema_status, "response_format json_schema: failed to build the grammar"

@@ -35,6 +35,21 @@ def test_generate_falls_back_from_a_5xx_on_json_schema_and_finishes(fake: FakeLL
     assert fake.answered_twice() == []
 
 
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_generate_in_tool_mode_falls_back_when_the_server_refuses_tools_and_finishes(fake: FakeLLM, tmp_path: Path,
+                                                                                      profile: str):
+    """structured = "tool" against a server that answers 500 to any request with tools (llama-server
+    without --jinja): every role falls to json_schema (to plain where json_schema fails too, as on
+    llama.cpp) without spending the retry budget, and the run finishes."""
+    fake.profile = ServerProfile(**{**PROFILES[profile].__dict__, "tools_status": 500})
+    report, code, out = _generate(fake, tmp_path, structured="tool")
+    assert code == 0, report.status
+    assert (out / "tools.py").exists() and report.retries_used == 0
+    assert sum(r.fallbacks for r in report.usage) >= 1
+    assert any('structured = "json_schema"' in w for w in report.warnings)
+    assert fake.answered_twice() == []
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_leaves_this_runs_report_and_a_stale_one_never_survives(fake: FakeLLM, tmp_path: Path,
                                                                           signum: signal.Signals):

@@ -115,11 +115,11 @@ class ScenarioServer:
         self.requests.append(body)
         self.timeouts.append((body.get("model", ""), request.headers.get("x-stainless-read-timeout")))
         messages = body.get("messages", [])
+        if self.scenario.get("delay"):
+            await asyncio.sleep(self.scenario["delay"])
         if body["model"] == GENERIC:
             return self._generic(body)
         found = self._task(messages)
-        if self.scenario.get("delay"):
-            await asyncio.sleep(self.scenario["delay"])
         if found is None:
             return JSONResponse({"error": {"message": "unknown scenario"}}, status_code=400)
         opening, task = found

@@ -2,7 +2,9 @@
 
 Per profile (tests/support_server_profiles.py), with json_schema answered by HTTP 500 the way
 llama-cpp-python answers it: the run falls back to plain JSON, spends none of its retry
-budget on it, finishes, and its report says to set ``structured = "plain"``. Then the exits
+budget on it, finishes, and its report says to set ``structured = "plain"``; with
+``structured = "tool"`` and tools answered by HTTP 500 (llama-server without --jinja), it falls
+to json_schema (plain where that fails too) the same way. Then the exits
 issue #31 found wrong: a stale report.json is removed at start, SIGTERM and SIGINT leave this run's
 report, a model that never writes valid JSON exits 1 (bad output) not 3 (endpoint failed),
 and the counters agree (retries spent vs the budget, tasks requested vs ``--tasks``).

@@ -55,8 +55,8 @@ async def gold_replay(domain_dir: Path, state_dir: Path, tasks: int = 30) -> dic
 
 
 def bench_replay(domain_dir: Path, state_dir: Path, verify_sample: int = 60, synth_n: int = 20) -> dict[str, Any]:
-    from generator.tasks import synthesize_tasks
-    from verifier.verify import verify_domain
+    from scaleenv_mcp.generator.tasks import synthesize_tasks
+    from scaleenv_mcp.verifier.verify import verify_domain
 
     result = {"gold_replay": asyncio.run(gold_replay(domain_dir, state_dir))}
     for transport in ("memory", "http"):

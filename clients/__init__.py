@@ -13,8 +13,8 @@ from typing import Any
 
 __all__ = ["EvalConfig", "ScaleEnvGym", "SyncScaleEnvGym", "regrade_run", "run_eval"]
 
-_HOME = {"EvalConfig": "clients.results", "ScaleEnvGym": "clients.gym", "SyncScaleEnvGym": "clients.gym",
-         "regrade_run": "clients.regrade", "run_eval": "clients.runner"}
+_HOME = {"EvalConfig": "scaleenv_mcp.clients.results", "ScaleEnvGym": "scaleenv_mcp.clients.gym", "SyncScaleEnvGym": "scaleenv_mcp.clients.gym",
+         "regrade_run": "scaleenv_mcp.clients.regrade", "run_eval": "scaleenv_mcp.clients.runner"}
 
 
 def __getattr__(name: str) -> Any:

@@ -69,8 +69,8 @@ def eval_command(
     import anyio
     from pydantic import ValidationError
 
-    from clients.report import print_progress, print_results
-    from clients.results import EvalConfig
+    from scaleenv_mcp.clients.report import print_progress, print_results
+    from scaleenv_mcp.clients.results import EvalConfig
     from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console
 
     if regrade:
@@ -93,7 +93,7 @@ def eval_command(
         first = exc.errors()[0]
         err_console.print(f"[bold red]error:[/] {'.'.join(map(str, first['loc']))}: {first['msg']}", highlight=False)
         raise typer.Exit(EXIT_USAGE) from None
-    from clients.runner import run_eval
+    from scaleenv_mcp.clients.runner import run_eval
 
     results = _guarded(lambda: anyio.run(run_eval, config, print_progress))
     print_results(results, out)
@@ -127,8 +127,8 @@ def _regrade(out: Path, concurrency: int, url: str | None, control_url: str | No
 
     import anyio
 
-    from clients.regrade import regrade_run
-    from clients.report import print_regrade
+    from scaleenv_mcp.clients.regrade import regrade_run
+    from scaleenv_mcp.clients.report import print_regrade
 
     job = functools.partial(regrade_run, out, concurrency=concurrency, url=url, control_url=control_url,
                             token_file=token_file, workers=workers)

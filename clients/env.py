@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from clients.mcp_session import McpSession
-from clients.models import (
+from scaleenv_mcp.clients.mcp_session import McpSession
+from scaleenv_mcp.clients.models import (
     Action,
     EndReason,
     EpisodeTrace,
@@ -32,8 +32,8 @@ from clients.models import (
     ToolCallAction,
     TraceEvent,
 )
-from clients.reasoning import strip_private_reasoning
-from clients.user_sim import UserSimulator, is_stop
+from scaleenv_mcp.clients.reasoning import strip_private_reasoning
+from scaleenv_mcp.clients.user_sim import UserSimulator, is_stop
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, UsageError

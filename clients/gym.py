@@ -22,13 +22,13 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-from clients.env import Budgets, EvalEnv
-from clients.hosting import connect
-from clients.llm import LLMClient, LLMSettings
-from clients.models import Action, EpisodeTrace, Observation, ResetResult, StepInfo
-from clients.specs import USER_KINDS, parse_role
-from clients.task_set import load_task_set
-from clients.user_sim import build_user
+from scaleenv_mcp.clients.env import Budgets, EvalEnv
+from scaleenv_mcp.clients.hosting import connect
+from scaleenv_mcp.clients.llm import LLMClient, LLMSettings
+from scaleenv_mcp.clients.models import Action, EpisodeTrace, Observation, ResetResult, StepInfo
+from scaleenv_mcp.clients.specs import USER_KINDS, parse_role
+from scaleenv_mcp.clients.task_set import load_task_set
+from scaleenv_mcp.clients.user_sim import build_user
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import UsageError

@@ -18,7 +18,7 @@ on every request (a model that writes until its context is full would otherwise 
 be retried behind generations the server never cancels). A reply cut off at max_tokens is the
 model's answer, marked ``truncated``: the agent's failed turn, scored, never infrastructure.
 A request with tools that the server refuses (5xx, 400, 422) is tried once more with the tool
-schemas reduced to a portable subset (clients.portable_schemas: llama-cpp-python's grammar
+schemas reduced to a portable subset (scaleenv_mcp.clients.portable_schemas: llama-cpp-python's grammar
 converter answers 500 to ``pattern``); when that works the endpoint is remembered as needing
 reduced schemas for the rest of the run, and every reply says so (``schema_fallback``).
 """
@@ -34,9 +34,9 @@ from typing import Any
 import openai
 from pydantic import BaseModel, Field
 
-from clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
-from clients.portable_schemas import portable_tools
-from clients.response_cache import ResponseCache, request_key
+from scaleenv_mcp.clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
+from scaleenv_mcp.clients.portable_schemas import portable_tools
+from scaleenv_mcp.clients.response_cache import ResponseCache, request_key
 from scaleenv_mcp.truncation import is_truncated
 
 __all__ = ["ChatReply", "LLMClient", "LLMSettings"]

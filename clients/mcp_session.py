@@ -19,7 +19,7 @@ import mcp
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from clients.models import InfraError, InfraKind, ListedTool
+from scaleenv_mcp.clients.models import InfraError, InfraKind, ListedTool
 
 __all__ = ["McpSession", "ToolOutcome"]
 

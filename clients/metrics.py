@@ -20,7 +20,7 @@ from math import comb, sqrt
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clients.models import EpisodeRecord, EpisodeStatus
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus
 
 __all__ = ["INTERVAL", "Estimate", "GroupMetrics", "avg", "pass_at_k", "pass_hat_k", "summarise", "wilson_interval"]
 

@@ -130,7 +130,7 @@ class TokenUsage(BaseModel):
     cached: int = Field(default=0, description="Requests answered from the on-disk cache.")
     truncated: int = Field(default=0, description="Replies cut off at max_tokens (the model's failed turn, scored).")
     reduced_schemas: int = Field(default=0, description="Requests whose tool schemas went reduced to a portable "
-                                 "subset, because the server refused them as served (clients.portable_schemas).")
+                                 "subset, because the server refused them as served (scaleenv_mcp.clients.portable_schemas).")
 
     def add(self, other: TokenUsage) -> TokenUsage:
         return TokenUsage(prompt=self.prompt + other.prompt, completion=self.completion + other.completion,

@@ -3,7 +3,7 @@
 Servers that turn a tool's JSON Schema into a sampling grammar refuse keywords their
 converter does not know: llama-cpp-python answers HTTP 500 "schema keyword 'pattern' is not
 supported" (issue #31), and every shipped domain has hundreds of ``pattern`` keys. Eval must
-still run there, so ``clients.llm`` retries such a refused request once with these reduced
+still run there, so ``scaleenv_mcp.clients.llm`` retries such a refused request once with these reduced
 schemas (docs/model-servers.md). Nothing is lost for scoring: the host validates every
 argument against the full schema itself, so an argument that breaks a pattern still gets the
 tool's clear ``invalid_argument`` error. What the dropped keywords said is kept for the model

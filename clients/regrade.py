@@ -16,14 +16,14 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from clients.env import mismatch_lines
-from clients.hosting import HostConnection, connect
-from clients.mcp_session import McpSession
-from clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError
-from clients.results import EvalResults, RunRecord, build_results
-from clients.runner import gather_all
-from clients.store import RunStore
-from clients.task_set import load_task_set
+from scaleenv_mcp.clients.env import mismatch_lines
+from scaleenv_mcp.clients.hosting import HostConnection, connect
+from scaleenv_mcp.clients.mcp_session import McpSession
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError
+from scaleenv_mcp.clients.results import EvalResults, RunRecord, build_results
+from scaleenv_mcp.clients.runner import gather_all
+from scaleenv_mcp.clients.store import RunStore
+from scaleenv_mcp.clients.task_set import load_task_set
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import HarnessError, UsageError
 from scaleenv_mcp.state.reward import RewardReport

@@ -12,10 +12,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from clients.metrics import Estimate, GroupMetrics
-from clients.models import EpisodeRecord, EpisodeStatus
-from clients.regrade import RegradeReport
-from clients.results import EvalResults
+from scaleenv_mcp.clients.metrics import Estimate, GroupMetrics
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus
+from scaleenv_mcp.clients.regrade import RegradeReport
+from scaleenv_mcp.clients.results import EvalResults
 from scaleenv_mcp.console import console, err_console
 
 # A pipe or a log file gets a wide table (rich would squeeze it into 80 columns).

@@ -16,9 +16,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from clients.metrics import GroupMetrics, summarise
-from clients.models import EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
-from clients.portable_schemas import KEPT_KEYWORDS
+from scaleenv_mcp.clients.metrics import GroupMetrics, summarise
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
+from scaleenv_mcp.clients.portable_schemas import KEPT_KEYWORDS
 
 __all__ = ["EvalConfig", "EvalResults", "InfraFailure", "ModelProblems", "RunRecord", "RunStamp", "SchemaFallback",
            "build_results"]

@@ -19,16 +19,16 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterable
 from typing import Any
 
-from clients.agents import AgentView, build_agent
-from clients.env import Budgets, EvalEnv
-from clients.hosting import HostConnection, connect
-from clients.llm import LLMClient, LLMSettings
-from clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError, InfraRecord
-from clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
-from clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_role
-from clients.store import RunStore
-from clients.task_set import TaskSet, load_task_set
-from clients.user_sim import build_user
+from scaleenv_mcp.clients.agents import AgentView, build_agent
+from scaleenv_mcp.clients.env import Budgets, EvalEnv
+from scaleenv_mcp.clients.hosting import HostConnection, connect
+from scaleenv_mcp.clients.llm import LLMClient, LLMSettings
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError, InfraRecord
+from scaleenv_mcp.clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
+from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_role
+from scaleenv_mcp.clients.store import RunStore
+from scaleenv_mcp.clients.task_set import TaskSet, load_task_set
+from scaleenv_mcp.clients.user_sim import build_user
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import HarnessError, UsageError
 

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from clients.models import EpisodeRecord, EpisodeTrace
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeTrace
 
 __all__ = ["RunStore"]
 

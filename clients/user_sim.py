@@ -6,7 +6,7 @@ known facts, gives a withheld fact only when the agent names it, and stops when 
 clearly reports the task's own goal done (a completion statement about the goal:
 clients/completion.py), gives up, or the turn budget is spent. ``OpenAIUser`` is an LLM
 playing the same part. Both see only the agent's messages with private reasoning already
-stripped (clients.env does that), never tool calls or results.
+stripped (scaleenv_mcp.clients.env does that), never tool calls or results.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from clients.adapters.scripted_user import STOP, ScriptedReplies, is_stop
-from clients.completion import reports_done
-from clients.llm import LLMClient
-from clients.models import TokenUsage
-from clients.reasoning import strip_private_reasoning
-from clients.specs import RoleSpec
+from scaleenv_mcp.clients.adapters.scripted_user import STOP, ScriptedReplies, is_stop
+from scaleenv_mcp.clients.completion import reports_done
+from scaleenv_mcp.clients.llm import LLMClient
+from scaleenv_mcp.clients.models import TokenUsage
+from scaleenv_mcp.clients.reasoning import strip_private_reasoning
+from scaleenv_mcp.clients.specs import RoleSpec
 from scaleenv_mcp.domain.task import UserSpec
 from scaleenv_mcp.errors import UsageError
 

@@ -27,8 +27,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from generator.store import atomic_write_text, content_key
 from scaleenv_mcp.errors import HarnessError, UsageError
+from scaleenv_mcp.generator.store import atomic_write_text, content_key
 
 __all__ = ["Cassette", "CassetteEntry", "CassetteMeta", "CassetteMissError", "count_tokens", "request_key",
            "request_marker"]

@@ -1,4 +1,4 @@
-"""``scaleenv generate``: the command line over ``generator.pipeline.generate``.
+"""``scaleenv generate``: the command line over ``scaleenv_mcp.generator.pipeline.generate``.
 
 Imported only when ``scaleenv generate`` runs (scaleenv_mcp/cli/commands.py registers a
 pass-through command that imports this module by name and calls ``forward``), so ``scaleenv serve`` never loads the generator or openai.
@@ -80,13 +80,13 @@ def generate(
     import anyio
     from rich.console import Console
 
-    from generator.cassette import Cassette
-    from generator.pipeline import generate as run_generate
-    from generator.pipeline import slugify
-    from generator.roles import load_roles, resolve_roles
-    from generator.stages.context import GenerateSettings
     from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, fail, print_json
     from scaleenv_mcp.errors import UsageError
+    from scaleenv_mcp.generator.cassette import Cassette
+    from scaleenv_mcp.generator.pipeline import generate as run_generate
+    from scaleenv_mcp.generator.pipeline import slugify
+    from scaleenv_mcp.generator.roles import load_roles, resolve_roles
+    from scaleenv_mcp.generator.stages.context import GenerateSettings
 
     err = Console(stderr=True)
     try:

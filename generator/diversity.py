@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
-from verifier.realism import RealismReport, realism_report
+from scaleenv_mcp.verifier.realism import RealismReport, realism_report
 
 __all__ = ["DiversityReport", "diversity_report"]
 
@@ -40,7 +40,7 @@ class DiversityReport(BaseModel):
     mean_complexity: float
     chains: dict[str, int] = Field(default_factory=dict, description="Chains per task (C1..Cn) -> tasks.")
     patched_tasks: int = Field(default=0, description="Tasks whose start state synthesis patched so a tool of H answers.")
-    realism: RealismReport | None = Field(default=None, description="What a careful reader checks (verifier.realism).")
+    realism: RealismReport | None = Field(default=None, description="What a careful reader checks (scaleenv_mcp.verifier.realism).")
 
 
 def diversity_report(manifest: DomainManifest, tasks: list[Task],

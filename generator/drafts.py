@@ -18,11 +18,15 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
-from generator.synthesis.chain_code import WrittenChain as ChainCode  # the chain writer's answer, as synthesis reads it
-from generator.synthesis.gate import ExpansionDecision  # the gate's answer: one model for the rule and the LLM
-from generator.synthesis.wording import TaskWording  # the task writer's answer, as rewording reads it
 from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import TOOL_NAME_PATTERN, ColumnSpec, ForeignKeySpec, PrincipalSpec, ToolSpec
+from scaleenv_mcp.generator.synthesis.chain_code import (
+    WrittenChain as ChainCode,  # the chain writer's answer, as synthesis reads it
+)
+from scaleenv_mcp.generator.synthesis.gate import (
+    ExpansionDecision,  # the gate's answer: one model for the rule and the LLM
+)
+from scaleenv_mcp.generator.synthesis.wording import TaskWording  # the task writer's answer, as rewording reads it
 
 __all__ = ["ChainCode", "DatabaseDraft", "DbRepair", "DebugFix", "DomainCard", "EdgeJudgement", "EdgeJudgements",
            "ExpansionDecision", "PlannedTool", "SeedRows", "TableDraft", "TaskWording", "ToolAccess", "ToolCode",

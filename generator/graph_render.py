@@ -18,7 +18,7 @@ from xml.sax.saxutils import escape
 
 import networkx as nx
 
-from generator.graph import EdgeType, GraphEdge, ToolGraphDocument
+from scaleenv_mcp.generator.graph import EdgeType, GraphEdge, ToolGraphDocument
 
 __all__ = ["layered_layout", "render_mermaid", "render_svg"]
 

@@ -30,13 +30,13 @@ from typing import Any, TypeVar
 import openai
 from pydantic import BaseModel
 
-from generator.backoff import LLMEndpointError, RetryBudget
-from generator.cassette import Cassette, request_key, request_marker
-from generator.parsing import ParseProblem, parse_reply
-from generator.report import UsageLedger
-from generator.roles import ResolvedRole
-from generator.store import ResponseStore, content_key
 from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.generator.backoff import LLMEndpointError, RetryBudget
+from scaleenv_mcp.generator.cassette import Cassette, request_key, request_marker
+from scaleenv_mcp.generator.parsing import ParseProblem, parse_reply
+from scaleenv_mcp.generator.report import UsageLedger
+from scaleenv_mcp.generator.roles import ResolvedRole
+from scaleenv_mcp.generator.store import ResponseStore, content_key
 from scaleenv_mcp.truncation import is_truncated
 
 __all__ = ["CONTINUE_MARKER", "REPAIR_MARKER", "LLMClient", "LLMOutputError"]
@@ -90,7 +90,7 @@ class LLMClient:
     """Structured completions by role, stored, retried, repaired and counted.
 
     Args:
-        roles: each role's model, endpoint and limits (``generator.roles.resolve_roles``).
+        roles: each role's model, endpoint and limits (``scaleenv_mcp.generator.roles.resolve_roles``).
         store: where every response is kept (the never-lose-work store).
         budget: the run's shared retry budget.
         concurrency: requests in flight at once, over all roles.

@@ -25,23 +25,29 @@ import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from generator.backoff import RetryBudget
-from generator.cassette import Cassette
-from generator.llm import LLMClient, LLMOutputError
-from generator.report import GenerationReport, TaskStats, ValidationSummary
-from generator.roles import ResolvedRole
-from generator.schema_sql import table_order
-from generator.stages.card import run_card
-from generator.stages.code import run_procedural
-from generator.stages.context import GenerateSettings, GenerationError, RunContext
-from generator.stages.database import run_database, run_db_schema
-from generator.stages.graph_stage import run_graph
-from generator.stages.package import build_manifest, publish_package, render_tools_py, require_out_free, write_package
-from generator.stages.tasks_stage import run_tasks
-from generator.stages.tools import run_tool_schemas
-from generator.store import ResponseStore, atomic_write_text, content_key
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.errors import DomainError, ScaleEnvError, UsageError
+from scaleenv_mcp.generator.backoff import RetryBudget
+from scaleenv_mcp.generator.cassette import Cassette
+from scaleenv_mcp.generator.llm import LLMClient, LLMOutputError
+from scaleenv_mcp.generator.report import GenerationReport, TaskStats, ValidationSummary
+from scaleenv_mcp.generator.roles import ResolvedRole
+from scaleenv_mcp.generator.schema_sql import table_order
+from scaleenv_mcp.generator.stages.card import run_card
+from scaleenv_mcp.generator.stages.code import run_procedural
+from scaleenv_mcp.generator.stages.context import GenerateSettings, GenerationError, RunContext
+from scaleenv_mcp.generator.stages.database import run_database, run_db_schema
+from scaleenv_mcp.generator.stages.graph_stage import run_graph
+from scaleenv_mcp.generator.stages.package import (
+    build_manifest,
+    publish_package,
+    render_tools_py,
+    require_out_free,
+    write_package,
+)
+from scaleenv_mcp.generator.stages.tasks_stage import run_tasks
+from scaleenv_mcp.generator.stages.tools import run_tool_schemas
+from scaleenv_mcp.generator.store import ResponseStore, atomic_write_text, content_key
 from scaleenv_mcp.procedural.validate import validate_domain
 
 __all__ = ["exit_code_for", "generate", "slugify"]
@@ -102,7 +108,7 @@ async def _verify_and_publish(run: RunContext, report: GenerationReport, built: 
     """Stage 8b: every task replayed through the verifier's gates over MCP, then publish."""
     assert report.validation is not None
     if (built / "tasks.jsonl").exists():
-        from verifier.verify import verify_domain
+        from scaleenv_mcp.verifier.verify import verify_domain
 
         log("verifying the tasks")
         # Synthesis ran the determinism gate (a second process) on these very actions and this

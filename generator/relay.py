@@ -7,12 +7,12 @@ headers), and answers once ``D/answers/<id>.json`` appears. The answer file is t
 text, taken verbatim (JSON or not, whole or not): the client parses, repairs, continues and
 retries exactly as it would against any server. Like a server, the relay cuts a reply at
 ``max_tokens`` (finish_reason ``length``) and counts usage from the text
-(``generator.cassette.count_tokens``); a forced function call is answered as a tool call
+(``scaleenv_mcp.generator.cassette.count_tokens``); a forced function call is answered as a tool call
 whose arguments are the text. A request is never answered twice from two answer files: the
 id is the request's key (``<seq>-<key[:12]>``), so a client that timed out and sends the
 same request again waits on the same file, and an answer written late serves the retry.
 
-``--record DIR`` keeps every reply in a cassette (``generator.cassette``) as it is sent, for
+``--record DIR`` keeps every reply in a cassette (``scaleenv_mcp.generator.cassette``) as it is sent, for
 ``scaleenv generate --replay DIR``. Loopback only: the relay binds 127.0.0.1.
 """
 
@@ -32,8 +32,15 @@ from typing import Annotated, Any
 import typer
 from pydantic import BaseModel, Field
 
-from generator.cassette import Cassette, CassetteEntry, CassetteMeta, count_tokens, request_key, request_marker
-from generator.store import atomic_write_text
+from scaleenv_mcp.generator.cassette import (
+    Cassette,
+    CassetteEntry,
+    CassetteMeta,
+    count_tokens,
+    request_key,
+    request_marker,
+)
+from scaleenv_mcp.generator.store import atomic_write_text
 
 __all__ = ["Relay", "RelaySettings", "app", "main", "running_relay"]
 

@@ -15,8 +15,8 @@ import re
 import sqlite3
 from typing import Any
 
-from generator.drafts import TableDraft
 from scaleenv_mcp.errors import DomainError
+from scaleenv_mcp.generator.drafts import TableDraft
 from scaleenv_mcp.state.start_states import build_start_state
 
 __all__ = ["check_database", "render_schema_sql", "table_order"]

@@ -1,7 +1,7 @@
 """``scaleenv tasks synth``: synthesise verified tasks for a domain by graph expansion (paper phase 2).
 
-Candidates are built in rounds (``generator.synthesis.candidate``), each one put through
-the verifier's gates in memory (``verifier.gates.verify_task``) and, per round, the
+Candidates are built in rounds (``scaleenv_mcp.generator.synthesis.candidate``), each one put through
+the verifier's gates in memory (``scaleenv_mcp.verifier.gates.verify_task``) and, per round, the
 determinism gate in a second process. Only tasks that pass everything are kept, stamped
 with the package's content hash, and written sorted by id with ``Task.to_line()``: the same
 domain and seed give a byte-identical file, whatever PYTHONHASHSEED or the worker count
@@ -20,21 +20,21 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from generator.diversity import diversity_report
-from generator.graph import build_graph
-from generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
-from generator.synthesis.chain_code import ChainWriter
-from generator.synthesis.gate import ChainGate
-from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task, VerifiedRecord
 from scaleenv_mcp.errors import EnvironmentFaultError
-from verifier.gates import GATES, TaskVerdict, verify_task
-from verifier.replay import MemoryTransport
-from verifier.verify import apply_determinism
+from scaleenv_mcp.generator.diversity import diversity_report
+from scaleenv_mcp.generator.graph import build_graph
+from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
+from scaleenv_mcp.generator.synthesis.chain_code import ChainWriter
+from scaleenv_mcp.generator.synthesis.gate import ChainGate
+from scaleenv_mcp.generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
+from scaleenv_mcp.verifier.gates import GATES, TaskVerdict, verify_task
+from scaleenv_mcp.verifier.replay import MemoryTransport
+from scaleenv_mcp.verifier.verify import apply_determinism
 
 if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
-    from generator.synthesis.rewording import WordingAsker
+    from scaleenv_mcp.generator.synthesis.rewording import WordingAsker
 
 __all__ = ["TaskSynthReport", "synthesize_tasks", "write_tasks"]
 
@@ -58,9 +58,9 @@ class TaskSynthReport(BaseModel):
                                        "refused by the parser, failed to run (the sampled chain was used instead).")
     chain_code_examples: dict[str, str] = Field(default_factory=dict, description="The first refusal and failure, why.")
     further_chains: dict[str, int] = Field(default_factory=dict, description="Errands after the first, of the same "
-                                           "story (generator.synthesis.story): kept, declined by the gate, no writer "
+                                           "story (scaleenv_mcp.generator.synthesis.story): kept, declined by the gate, no writer "
                                            "left for the story, failed to run, ran but off the story, undid an earlier "
-                                           "errand's row (generator.synthesis.story.written_rows).")
+                                           "errand's row (scaleenv_mcp.generator.synthesis.story.written_rows).")
     wording: dict[str, int] = Field(default_factory=dict, description="LLM rewordings (with a model): accepted, "
                                     "and refused per check (the template wording was kept).")
     seconds: float
@@ -90,7 +90,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         gate: decides whether a task grows by a further chain; default the offline ``RuleGate``.
         writer: writes each candidate's seed chain as code (the generator's LLM mode); without
             one, seed chains are sampled from the graph.
-        wording: asks an LLM to reword each kept task's user side (``generator.synthesis.rewording``
+        wording: asks an LLM to reword each kept task's user side (``scaleenv_mcp.generator.synthesis.rewording``
             checks it); without one, the template wording is written.
     """
     from scaleenv_mcp.host.host import Host
@@ -177,7 +177,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                            for i in select_by_kind(accepted, n, targets)])
     worded: dict[str, int] = {}
     if wording is not None:
-        from generator.synthesis.rewording import reword_tasks
+        from scaleenv_mcp.generator.synthesis.rewording import reword_tasks
         tasks, worded = await reword_tasks(tasks, wording, package.manifest, package.seed)
     target = out or package.path / "tasks.jsonl"
     write_tasks(tasks, target)

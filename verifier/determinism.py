@@ -4,7 +4,7 @@ Tools must not depend on hash order, the wall clock or randomness; replay in a f
 interpreter with a different hash seed is how that is checked. One subprocess per batch
 (starting a host costs about a second), never one per task. The child is this module:
 
-    python -m verifier.determinism PACKAGE_DIR TASKS_JSONL
+    python -m scaleenv_mcp.verifier.determinism PACKAGE_DIR TASKS_JSONL
 
 It replays each task's actions on its own in-process host (no MCP: the layer under test
 is the tools) and prints ``{task_id: fingerprint or "error: ..."}`` as JSON on stdout.
@@ -75,7 +75,7 @@ def verify_determinism(package_dir: Path, tasks: list[Task], expected: dict[str,
         root = str(Path(__file__).resolve().parent.parent)
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         try:
-            done = subprocess.run([sys.executable, "-m", "verifier.determinism", str(package_dir), str(batch)],
+            done = subprocess.run([sys.executable, "-m", "scaleenv_mcp.verifier.determinism", str(package_dir), str(batch)],
                                   env=env, capture_output=True, text=True, timeout=timeout, check=False)
         except subprocess.TimeoutExpired:
             raise EnvironmentFaultError(f"the determinism replay took longer than {timeout:.0f} s") from None

@@ -6,7 +6,7 @@
 - ``grounding``: every argument is obtainable from the user's facts or an earlier result.
 - ``realism``: one principal acts in every gold write (the persona, when the task names one),
   the user's words name no internal id (persona tasks), every communicate fact is in a gold
-  result (``verifier.realism``).
+  result (``scaleenv_mcp.verifier.realism``).
 - ``do_nothing``: an agent that does nothing scores 0 (also catches a goal already met). A
   refusal task's gold is no change, so it holds there only when the task scores the reason the
   agent must give (its ``communicate`` facts); without them it is not run.
@@ -15,7 +15,7 @@
 - ``distractor``: the actions aimed at a distractor row score 0 or are refused.
 - ``argument``: each argument of each state-changing action changed scores 0 or is refused.
 - ``determinism``: a second process with another PYTHONHASHSEED reaches the same state
-  (run for a whole batch at once, see ``verifier.determinism``).
+  (run for a whole batch at once, see ``scaleenv_mcp.verifier.determinism``).
 The variant gates run only when the gold replay passed; they would say nothing otherwise.
 """
 
@@ -28,10 +28,10 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
-from verifier.grounding import check_grounding
-from verifier.perturb import argument_variants, distractor_variants
-from verifier.realism import start_rows, task_problems
-from verifier.replay import ReplayOutcome, Transport, replay_actions
+from scaleenv_mcp.verifier.grounding import check_grounding
+from scaleenv_mcp.verifier.perturb import argument_variants, distractor_variants
+from scaleenv_mcp.verifier.realism import start_rows, task_problems
+from scaleenv_mcp.verifier.replay import ReplayOutcome, Transport, replay_actions
 
 __all__ = ["GATES", "GateResult", "TaskVerdict", "verify_task"]
 

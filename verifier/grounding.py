@@ -21,8 +21,8 @@ from typing import Any
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.canonical import canonical_value
-from verifier.paths import get_path, list_levels, selector_field
-from verifier.replay import ActionResult
+from scaleenv_mcp.verifier.paths import get_path, list_levels, selector_field
+from scaleenv_mcp.verifier.replay import ActionResult
 
 __all__ = ["check_grounding", "label_is_ambiguous"]
 
@@ -131,7 +131,7 @@ def _check_names(record: dict[str, Any], value: Any, facts: dict[str, Any], task
 def check_grounding(task: Task, results: list[ActionResult], manifest: DomainManifest | None = None,
                     rows: dict[str, list[dict[str, Any]]] | None = None) -> list[str]:
     """Problems with the grounding of each argument, given the results of the gold replay;
-    ``manifest`` and ``rows`` (the start state, ``verifier.realism.start_rows``) enable the check of ``names``."""
+    ``manifest`` and ``rows`` (the start state, ``scaleenv_mcp.verifier.realism.start_rows``) enable the check of ``names``."""
     facts = {**task.user.known, **task.user.withheld}
     records = {(g.get("action"), g.get("argument")): g for g in task.meta.grounding}
     problems: list[str] = []

@@ -4,7 +4,7 @@ Two kinds: aimed at a distractor (every use of the target entity's id replaced b
 a distractor row of the same table: the agent confused look-alikes) and one argument
 changed (each argument of each state-changing action, one at a time). A free-text argument
 is changed three ways: an unrelated phrase, negated, and one number in it changed
-(``verifier.text_perturb``), because a text that keeps every word but says the opposite is
+(``scaleenv_mcp.verifier.text_perturb``), because a text that keeps every word but says the opposite is
 the mistake a semantic comparison lets through. A task whose gold still scores 1 under any
 variant does not check what the user asked for. Values change deterministically (no
 randomness here), so a verification run is reproducible.
@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, TaskAction
 from scaleenv_mcp.state.model import RewardPolicy
-from verifier.text_perturb import negated, number_changed
+from scaleenv_mcp.verifier.text_perturb import negated, number_changed
 
 __all__ = ["Variant", "argument_variants", "changed_value", "distractor_variants", "is_free_text"]
 

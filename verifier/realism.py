@@ -1,6 +1,6 @@
 """Would a careful person accept these tasks? The measures of issue "Tasks a real person would bring".
 
-Read-only, like ``generator.diversity``: it reads the tasks, the manifest and the seed and never
+Read-only, like ``scaleenv_mcp.generator.diversity``: it reads the tasks, the manifest and the seed and never
 runs a tool. Two uses:
 
 - ``realism_report`` counts, per domain, what a reviewer of agent benchmarks looks at first:

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.task_file import parse_task_lines
 from scaleenv_mcp.errors import UsageError
-from verifier.determinism import replay_fingerprints
+from scaleenv_mcp.verifier.determinism import replay_fingerprints
 
 __all__ = ["RestampReport", "restamp"]
 

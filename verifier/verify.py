@@ -22,9 +22,9 @@ from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.domain.task_file import load_tasks, rank_by_id_hash
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, UsageError
-from verifier.determinism import verify_determinism
-from verifier.gates import TaskVerdict, verify_task
-from verifier.replay import HttpTransport, MemoryTransport, Transport
+from scaleenv_mcp.verifier.determinism import verify_determinism
+from scaleenv_mcp.verifier.gates import TaskVerdict, verify_task
+from scaleenv_mcp.verifier.replay import HttpTransport, MemoryTransport, Transport
 
 __all__ = ["VerifyReport", "sample_tasks", "served_transport", "verify_domain", "verify_tasks"]
 

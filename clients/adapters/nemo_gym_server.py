@@ -32,7 +32,7 @@ from nemo_gym.base_resources_server import (
 from nemo_gym.server_utils import SESSION_ID_KEY
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from clients.adapters.remote import HostError, RemoteEpisode, ScaleEnvRemote, task_prompt
+from scaleenv_mcp.clients.adapters.remote import HostError, RemoteEpisode, ScaleEnvRemote, task_prompt
 
 __all__ = ["ScaleEnvResourcesServer", "ScaleEnvResourcesServerConfig", "ScaleEnvSeedSessionRequest",
            "ScaleEnvVerifyRequest", "ScaleEnvVerifyResponse", "dataset_rows"]

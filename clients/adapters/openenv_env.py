@@ -40,8 +40,8 @@ from openenv.core.env_server.mcp_types import (
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-from clients.adapters.remote import RemoteEpisode, ScaleEnvRemote, task_prompt
-from clients.adapters.scripted_user import ScriptedReplies, is_stop
+from scaleenv_mcp.clients.adapters.remote import RemoteEpisode, ScaleEnvRemote, task_prompt
+from scaleenv_mcp.clients.adapters.scripted_user import ScriptedReplies, is_stop
 
 __all__ = ["ScaleEnvAction", "ScaleEnvEnvironment", "ScaleEnvObservation", "ScaleEnvState", "build_app"]
 

@@ -4,7 +4,7 @@ The same brackets as ``scaleenv eval --agent oracle|random`` (clients/agents): t
 a task's reference actions, then tells the user what the task says it must (its communicate
 facts), and scores 1; the random policy makes a few schema-valid calls on random tools, then
 says it is done, and scores about 0. Standard library only (adapters run where this project is
-not installed; clients.completion is plain too); each example turns a ``Step`` into its framework's
+not installed; scaleenv_mcp.clients.completion is plain too); each example turns a ``Step`` into its framework's
 action.
 """
 
@@ -14,8 +14,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from clients.adapters.schema_values import collect_strings, sample_value
-from clients.completion import done_statement
+from scaleenv_mcp.clients.adapters.schema_values import collect_strings, sample_value
+from scaleenv_mcp.clients.completion import done_statement
 
 __all__ = ["OraclePolicy", "RandomPolicy", "Step"]
 

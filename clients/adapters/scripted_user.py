@@ -3,7 +3,7 @@
 Deterministic, no LLM: it answers questions from the facts it knows, gives a withheld fact only
 when the agent names it, and ends the dialogue (``STOP``) when the agent clearly reports the
 task's own goal done (clients/completion.py), gives up, or the turn budget is spent. Standard
-library only (and clients.completion, which is too), so the framework adapters use the very
+library only (and scaleenv_mcp.clients.completion, which is too), so the framework adapters use the very
 rule the eval clients do: clients/user_sim.py wraps it for them.
 """
 
@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from clients.completion import reports_done
+from scaleenv_mcp.clients.completion import reports_done
 
 __all__ = ["STOP", "ScriptedReplies", "is_stop"]
 

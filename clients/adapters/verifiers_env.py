@@ -8,7 +8,7 @@ verifiers finds a taskset by a plugin id that must be a top-level module name: `
 (``TASKSET_ID``), a one-line module in clients/adapters/verifiers_plugin/ (put that folder on
 PYTHONPATH for ``vf-eval scaleenv_verifiers --env.taskset.domain ...``; clients/examples/verifiers_eval.py
 runs it so), and importing this module registers the name in-process too. verifiers launches the
-toolset as ``python -m clients.adapters.verifiers_env``.
+toolset as ``python -m scaleenv_mcp.clients.adapters.verifiers_env``.
 
 - dataset: the domain's tasks (``GET /domains/{slug}/tasks``), one ``ScaleEnvTask`` each, whose
   prompt is the user's request with the facts they would give when asked (no simulated user);
@@ -33,7 +33,7 @@ import verifiers.v1 as vf
 from pydantic import Field
 from verifiers.v1.types import content_text
 
-from clients.adapters.remote import RemoteEpisode, ScaleEnvRemote, ToolResult, task_prompt
+from scaleenv_mcp.clients.adapters.remote import RemoteEpisode, ScaleEnvRemote, ToolResult, task_prompt
 
 __all__ = ["TASKSET_ID", "ScaleEnvTaskset", "forward_call", "list_episode_tools", "load_environment"]
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from clients.agents.base import Agent, AgentView
-from clients.agents.baselines import NoopAgent, OracleAgent
-from clients.agents.openai_agent import OpenAIAgent
-from clients.agents.random_agent import RandomAgent
-from clients.llm import LLMClient
-from clients.specs import RoleSpec
+from scaleenv_mcp.clients.agents.base import Agent, AgentView
+from scaleenv_mcp.clients.agents.baselines import NoopAgent, OracleAgent
+from scaleenv_mcp.clients.agents.openai_agent import OpenAIAgent
+from scaleenv_mcp.clients.agents.random_agent import RandomAgent
+from scaleenv_mcp.clients.llm import LLMClient
+from scaleenv_mcp.clients.specs import RoleSpec
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import UsageError
 

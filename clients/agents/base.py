@@ -12,7 +12,7 @@ from typing import Protocol
 
 from pydantic import BaseModel, Field
 
-from clients.models import Action, ListedTool, Observation, TokenUsage
+from scaleenv_mcp.clients.models import Action, ListedTool, Observation, TokenUsage
 
 __all__ = ["Agent", "AgentView"]
 

@@ -6,8 +6,8 @@ lessons), and ``scaleenv eval --agent oracle|noop`` checks that on any host over
 
 from __future__ import annotations
 
-from clients.completion import done_statement
-from clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
+from scaleenv_mcp.clients.completion import done_statement
+from scaleenv_mcp.clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
 from scaleenv_mcp.domain.task import Task
 
 __all__ = ["NoopAgent", "OracleAgent", "done_message"]

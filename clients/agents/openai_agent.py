@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.agents.base import AgentView
-from clients.llm import LLMClient
-from clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
+from scaleenv_mcp.clients.agents.base import AgentView
+from scaleenv_mcp.clients.llm import LLMClient
+from scaleenv_mcp.clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
 
 __all__ = ["OpenAIAgent", "function_tools"]
 

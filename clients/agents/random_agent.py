@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import random
 
-from clients.adapters.schema_values import collect_strings, sample_value
-from clients.agents.base import AgentView
-from clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
+from scaleenv_mcp.clients.adapters.schema_values import collect_strings, sample_value
+from scaleenv_mcp.clients.agents.base import AgentView
+from scaleenv_mcp.clients.models import Action, MessageAction, Observation, TokenUsage, ToolCallAction
 
 __all__ = ["RandomAgent", "sample_value"]
 

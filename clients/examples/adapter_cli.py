@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from clients.adapters.remote import HostError
+from scaleenv_mcp.clients.adapters.remote import HostError
 
 __all__ = ["free_port", "main", "parser", "print_report", "require_no_host_import", "run_main", "serve_in_thread"]
 

@@ -1,6 +1,6 @@
 """Example: langchain-mcp-adapters' default ``get_tools()`` on a keyed URL keeps one episode.
 
-    python -m clients.examples.langchain_keyed --endpoint http://127.0.0.1:8765/mcp/smart_home/s/my-run
+    python -m scaleenv_mcp.clients.examples.langchain_keyed --endpoint http://127.0.0.1:8765/mcp/smart_home/s/my-run
 
 ``MultiServerMCPClient.get_tools()`` opens a new MCP session for every tool call. On
 ``/mcp/{domain}`` each session is a fresh episode, so a write is lost by the next call; on
@@ -17,7 +17,7 @@ import asyncio
 import json
 from typing import Any
 
-from clients.examples.adapter_cli import require_no_host_import
+from scaleenv_mcp.clients.examples.adapter_cli import require_no_host_import
 
 __all__ = ["alarm_round_trip"]
 

@@ -1,6 +1,6 @@
 """Example: NeMo Gym rollouts on ScaleEnv domains through the ScaleEnv resources server.
 
-    python -m clients.examples.nemo_gym_rollout --token-file ~/.scaleenv/control-token \
+    python -m scaleenv_mcp.clients.examples.nemo_gym_rollout --token-file ~/.scaleenv/control-token \
         --domains smart_home express_logistics --tasks-per-domain 5 --policy oracle
 
 Starts ``ScaleEnvResourcesServer`` (a NeMo Gym ``SimpleResourcesServer``) on a free loopback port
@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
-from clients.adapters.policies import OraclePolicy, RandomPolicy
-from clients.adapters.remote import HostError, ScaleEnvRemote
-from clients.examples.adapter_cli import free_port, main, serve_in_thread
+from scaleenv_mcp.clients.adapters.policies import OraclePolicy, RandomPolicy
+from scaleenv_mcp.clients.adapters.remote import HostError, ScaleEnvRemote
+from scaleenv_mcp.clients.examples.adapter_cli import free_port, main, serve_in_thread
 
 __all__ = ["run"]
 
@@ -28,7 +28,7 @@ def _serve(domain: str, url: str, control_url: str, token_file: str) -> tuple[st
     from nemo_gym.server_utils import ServerClient
     from omegaconf import OmegaConf
 
-    from clients.adapters.nemo_gym_server import ScaleEnvResourcesServer, ScaleEnvResourcesServerConfig
+    from scaleenv_mcp.clients.adapters.nemo_gym_server import ScaleEnvResourcesServer, ScaleEnvResourcesServerConfig
 
     port = free_port()
     config = ScaleEnvResourcesServerConfig(host="127.0.0.1", port=port, entrypoint="", name=f"scaleenv_{domain}",
@@ -66,7 +66,7 @@ async def _rollout(base_url: str, row: dict[str, Any], task: dict[str, Any], pol
 
 async def run(url: str, control_url: str, token_file: str, domains: list[str], per_domain: int, policy: str,
               seed: int) -> dict[str, float]:
-    from clients.adapters.nemo_gym_server import dataset_rows
+    from scaleenv_mcp.clients.adapters.nemo_gym_server import dataset_rows
 
     rewards: dict[str, float] = {}
     async with ScaleEnvRemote(url, control_url, token_file=token_file) as remote:

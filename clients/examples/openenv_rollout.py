@@ -1,6 +1,6 @@
 """Example: OpenEnv rollouts on ScaleEnv domains, served by OpenEnv's own server and driven by its client.
 
-    python -m clients.examples.openenv_rollout --token-file ~/.scaleenv/control-token \
+    python -m scaleenv_mcp.clients.examples.openenv_rollout --token-file ~/.scaleenv/control-token \
         --domains smart_home express_logistics --tasks-per-domain 5 --policy oracle
 
 Starts OpenEnv's FastAPI app (``create_fastapi_app``) around ``ScaleEnvEnvironment`` on a free
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.adapters.policies import OraclePolicy, RandomPolicy
-from clients.adapters.remote import ScaleEnvRemote
-from clients.examples.adapter_cli import free_port, main, serve_in_thread
+from scaleenv_mcp.clients.adapters.policies import OraclePolicy, RandomPolicy
+from scaleenv_mcp.clients.adapters.remote import ScaleEnvRemote
+from scaleenv_mcp.clients.examples.adapter_cli import free_port, main, serve_in_thread
 
 __all__ = ["run"]
 
@@ -51,7 +51,7 @@ async def run(url: str, control_url: str, token_file: str, domains: list[str], p
               seed: int, user: str = "facts") -> tuple[dict[str, float], dict[str, Any]]:
     """Reward per task id (each task its own OpenEnv session and scaleenv episode), and how many
     messages the policy sent the user before the episode ended."""
-    from clients.adapters.openenv_env import build_app
+    from scaleenv_mcp.clients.adapters.openenv_env import build_app
 
     rewards: dict[str, float] = {}
     messages: dict[str, int] = {}

@@ -15,8 +15,8 @@ import zlib
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from clients.adapters.policies import OraclePolicy, RandomPolicy, Step
-from clients.adapters.remote import task_prompt
+from scaleenv_mcp.clients.adapters.policies import OraclePolicy, RandomPolicy, Step
+from scaleenv_mcp.clients.adapters.remote import task_prompt
 
 __all__ = ["policy_app"]
 

@@ -1,6 +1,6 @@
 """Example: collect RL rollouts with the gym API, with any policy that maps observations to actions.
 
-    python -m clients.examples.rollout --domain smart_home --model gpt-4.1-mini --base-url http://127.0.0.1:8000/v1
+    python -m scaleenv_mcp.clients.examples.rollout --domain smart_home --model gpt-4.1-mini --base-url http://127.0.0.1:8000/v1
 
 A policy is anything with ``async act(observation) -> action`` (the eval agents qualify; an
 RL trainer's policy wraps its model the same way). The environment plays the user; the
@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from clients.gym import ScaleEnvGym
-from clients.models import InfraError, Observation, ResetResult
+from scaleenv_mcp.clients.gym import ScaleEnvGym
+from scaleenv_mcp.clients.models import InfraError, Observation, ResetResult
 
 __all__ = ["Rollout", "rollout"]
 
@@ -48,8 +48,8 @@ async def rollout(env: ScaleEnvGym, task_id: str, make_policy: Callable[[ResetRe
 
 
 async def _main(domain: str, model: str, base_url: str | None, limit: int) -> None:
-    from clients.agents import AgentView, OpenAIAgent
-    from clients.llm import LLMClient, LLMSettings
+    from scaleenv_mcp.clients.agents import AgentView, OpenAIAgent
+    from scaleenv_mcp.clients.llm import LLMClient, LLMSettings
 
     llm = LLMClient(LLMSettings(base_url=base_url))
     try:

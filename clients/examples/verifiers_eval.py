@@ -1,6 +1,6 @@
 """Example: ``vf-eval`` on ScaleEnv domains, verifiers' own rollout engine end to end.
 
-    python -m clients.examples.verifiers_eval --token-file ~/.scaleenv/control-token \
+    python -m scaleenv_mcp.clients.examples.verifiers_eval --token-file ~/.scaleenv/control-token \
         --domains smart_home express_logistics --tasks-per-domain 5 --policy oracle
 
 For each domain, runs verifiers' ``vf-eval`` with the ScaleEnv taskset (``scaleenv_verifiers``,
@@ -23,9 +23,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from clients.adapters.remote import HostError, ScaleEnvRemote
-from clients.examples.adapter_cli import free_port, main, serve_in_thread
-from clients.examples.policy_model import policy_app
+from scaleenv_mcp.clients.adapters.remote import HostError, ScaleEnvRemote
+from scaleenv_mcp.clients.examples.adapter_cli import free_port, main, serve_in_thread
+from scaleenv_mcp.clients.examples.policy_model import policy_app
 
 __all__ = ["run"]
 

@@ -1,6 +1,6 @@
 """Example: the ScaleEnv verifiers taskset, one rollout per task, with a scripted policy in the model's seat.
 
-    python -m clients.examples.verifiers_rollout --token-file ~/.scaleenv/control-token \
+    python -m scaleenv_mcp.clients.examples.verifiers_rollout --token-file ~/.scaleenv/control-token \
         --domains smart_home express_logistics --tasks-per-domain 5 --policy oracle
 
 For each domain, ``load_environment(domain=..., url=..., ...)`` builds the verifiers env (its
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from clients.adapters.policies import OraclePolicy, RandomPolicy
-from clients.adapters.remote import ScaleEnvRemote
-from clients.examples.adapter_cli import main
+from scaleenv_mcp.clients.adapters.policies import OraclePolicy, RandomPolicy
+from scaleenv_mcp.clients.adapters.remote import ScaleEnvRemote
+from scaleenv_mcp.clients.examples.adapter_cli import main
 
 __all__ = ["run"]
 
@@ -27,7 +27,7 @@ __all__ = ["run"]
 async def _rollout(task: Any, card: dict[str, Any], policy: str, seed: int) -> float:
     import verifiers.v1 as vf
 
-    from clients.adapters.verifiers_env import ScaleEnvState, forward_call, list_episode_tools
+    from scaleenv_mcp.clients.adapters.verifiers_env import ScaleEnvState, forward_call, list_episode_tools
 
     trace = vf.Trace(task=vf.TraceTask(type=type(task).__name__, data=task.data, key=task.key, hash=task.hash),
                      agent=vf.AgentInfo(config=vf.AgentConfig()), state=ScaleEnvState())
@@ -44,7 +44,7 @@ async def _rollout(task: Any, card: dict[str, Any], policy: str, seed: int) -> f
 
 async def run(url: str, control_url: str, token_file: str, domains: list[str], per_domain: int, policy: str,
               seed: int) -> dict[str, float]:
-    from clients.adapters.verifiers_env import load_environment
+    from scaleenv_mcp.clients.adapters.verifiers_env import load_environment
 
     rewards: dict[str, float] = {}
     async with ScaleEnvRemote(url, control_url, token_file=token_file) as remote:

@@ -3,7 +3,7 @@ the eval clients' run folders; nothing imports it but the CLI). See docs/ui.md."
 
 from __future__ import annotations
 
-from clients.webui.app import UiMount, build_ui_app, ui_mount
-from clients.webui.auth import UiAuth
+from scaleenv_mcp.clients.webui.app import UiMount, build_ui_app, ui_mount
+from scaleenv_mcp.clients.webui.auth import UiAuth
 
 __all__ = ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]

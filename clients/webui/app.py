@@ -23,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from clients.webui import views_episodes, views_hosted, views_runs
-from clients.webui.auth import COOKIE, SESSION_SECONDS, UiAuth
-from clients.webui.context import PageNotFoundError, Ui
+from scaleenv_mcp.clients.webui import views_episodes, views_hosted, views_runs
+from scaleenv_mcp.clients.webui.auth import COOKIE, SESSION_SECONDS, UiAuth
+from scaleenv_mcp.clients.webui.context import PageNotFoundError, Ui
 from scaleenv_mcp.errors import RequestTooLargeError, ScaleEnvError
 from scaleenv_mcp.host.control import error_status
 from scaleenv_mcp.host.host import Host

@@ -12,8 +12,8 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 
-from clients.webui.auth import UiAuth
-from clients.webui.render import render
+from scaleenv_mcp.clients.webui.auth import UiAuth
+from scaleenv_mcp.clients.webui.render import render
 from scaleenv_mcp.errors import ScaleEnvError, UsageError
 from scaleenv_mcp.host.host import Host
 

@@ -3,7 +3,7 @@
 Every value from a domain, a task, an agent or a results file reaches HTML only through a
 template, and every template is autoescaped, so a tool result holding ``<script>`` is shown as
 text (tests/integration/test_web_ui.py). Markup built in Python is marked safe in one place
-only: the tool graph's SVG (``generator.graph_render``) and the tables' diagram (``webui.er_diagram``), both
+only: the tool graph's SVG (``scaleenv_mcp.generator.graph_render``) and the tables' diagram (``webui.er_diagram``), both
 drawn with every name escaped.
 This module must not read the host or the disk beyond the packaged templates.
 """

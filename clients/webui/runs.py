@@ -1,5 +1,5 @@
 """Eval run folders (``scaleenv eval --out DIR``) as the web view shows them, read with the
-eval clients' own models (``clients.store``, ``clients.results``).
+eval clients' own models (``scaleenv_mcp.clients.store``, ``scaleenv_mcp.clients.results``).
 
 A folder that is missing, partial (a run still going, or killed: no ``results.json`` yet) or
 written by another version (a file that no longer fits the models) is never a traceback: it
@@ -16,11 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from clients.metrics import SUCCESS
-from clients.models import EpisodeRecord, EpisodeTrace
-from clients.results import EvalResults, RunRecord, build_results
-from clients.store import RunStore
 from scaleenv_mcp import __version__
+from scaleenv_mcp.clients.metrics import SUCCESS
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeTrace
+from scaleenv_mcp.clients.results import EvalResults, RunRecord, build_results
+from scaleenv_mcp.clients.store import RunStore
 
 __all__ = ["RunFolder", "RunView", "TaskRow", "compare_runs", "find_runs", "load_run"]
 

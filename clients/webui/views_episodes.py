@@ -11,9 +11,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from clients.webui.context import PageNotFoundError, Ui
-from clients.webui.diff_view import diff_tables
-from clients.webui.render import paginate
+from scaleenv_mcp.clients.webui.context import PageNotFoundError, Ui
+from scaleenv_mcp.clients.webui.diff_view import diff_tables
+from scaleenv_mcp.clients.webui.render import paginate
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.state.reward import RewardReport

@@ -11,10 +11,10 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from clients.webui.context import PageNotFoundError, Ui
-from clients.webui.diff_view import diff_tables
-from clients.webui.er_diagram import render_er_svg
-from clients.webui.render import paginate
+from scaleenv_mcp.clients.webui.context import PageNotFoundError, Ui
+from scaleenv_mcp.clients.webui.diff_view import diff_tables
+from scaleenv_mcp.clients.webui.er_diagram import render_er_svg
+from scaleenv_mcp.clients.webui.render import paginate
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.procedural.cache import validation_key
@@ -33,10 +33,10 @@ def _package(ui: Ui, slug: str) -> DomainPackage:
 
 
 def _graph_svg(ui: Ui, package: DomainPackage) -> str:
-    """The tool dependency graph drawn by ``generator.graph_render`` (graph.json when it is there,
+    """The tool dependency graph drawn by ``scaleenv_mcp.generator.graph_render`` (graph.json when it is there,
     else built from the manifest), drawn once per package content."""
-    from generator.graph import ToolGraphDocument, build_graph
-    from generator.graph_render import render_svg
+    from scaleenv_mcp.generator.graph import ToolGraphDocument, build_graph
+    from scaleenv_mcp.generator.graph_render import render_svg
 
     cache_key = f"{package.slug}:{package.content_hash}"
     if cache_key not in ui.graphs:

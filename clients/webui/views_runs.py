@@ -13,11 +13,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from clients.models import EpisodeTrace
-from clients.webui.context import PageNotFoundError, Ui
-from clients.webui.diff_view import diff_tables
-from clients.webui.render import paginate
-from clients.webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
+from scaleenv_mcp.clients.models import EpisodeTrace
+from scaleenv_mcp.clients.webui.context import PageNotFoundError, Ui
+from scaleenv_mcp.clients.webui.diff_view import diff_tables
+from scaleenv_mcp.clients.webui.render import paginate
+from scaleenv_mcp.clients.webui.runs import RunFolder, RunView, compare_runs, find_runs, load_run
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 

@@ -6,8 +6,8 @@ user's ``--description`` is passed through verbatim to steer it.
 
 from __future__ import annotations
 
-from generator.drafts import DomainCard
-from generator.stages.context import RunContext, StageScope
+from scaleenv_mcp.generator.drafts import DomainCard
+from scaleenv_mcp.generator.stages.context import RunContext, StageScope
 
 __all__ = ["run_card"]
 

@@ -18,16 +18,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from generator.drafts import DebugFix, DomainCard, ToolCode, ToolTests
-from generator.gathering import gather_all
-from generator.llm import LLMOutputError
-from generator.prompting import prompt_fragment
-from generator.report import ToolOutcome
-from generator.stages.context import RunContext, StageScope
-from generator.stages.database import DatabaseResult
-from generator.stages.package import build_manifest, render_tools_py, write_package
 from scaleenv_mcp.domain.cases import ToolCase
 from scaleenv_mcp.domain.manifest import ToolSpec
+from scaleenv_mcp.generator.drafts import DebugFix, DomainCard, ToolCode, ToolTests
+from scaleenv_mcp.generator.gathering import gather_all
+from scaleenv_mcp.generator.llm import LLMOutputError
+from scaleenv_mcp.generator.prompting import prompt_fragment
+from scaleenv_mcp.generator.report import ToolOutcome
+from scaleenv_mcp.generator.stages.context import RunContext, StageScope
+from scaleenv_mcp.generator.stages.database import DatabaseResult
+from scaleenv_mcp.generator.stages.package import build_manifest, render_tools_py, write_package
 from scaleenv_mcp.procedural.cache import ValidationCache
 from scaleenv_mcp.procedural.report import ValidationReport
 from scaleenv_mcp.procedural.validate import validate_domain

@@ -15,11 +15,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
 
-from generator.llm import LLMClient
-from generator.prompting import render_prompt
-from generator.report import StageRecord, UsageLedger
-from generator.store import ResponseStore, content_key
 from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.generator.llm import LLMClient
+from scaleenv_mcp.generator.prompting import render_prompt
+from scaleenv_mcp.generator.report import StageRecord, UsageLedger
+from scaleenv_mcp.generator.store import ResponseStore, content_key
 
 __all__ = ["GenerateSettings", "GenerationError", "RunContext", "StageScope"]
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from generator.drafts import DatabaseDraft, DbRepair, DomainCard, SeedRows, TableDraft, ToolDrafts
-from generator.schema_sql import check_database, render_schema_sql, table_order
-from generator.stages.context import GenerationError, RunContext, StageScope
+from scaleenv_mcp.generator.drafts import DatabaseDraft, DbRepair, DomainCard, SeedRows, TableDraft, ToolDrafts
+from scaleenv_mcp.generator.schema_sql import check_database, render_schema_sql, table_order
+from scaleenv_mcp.generator.stages.context import GenerationError, RunContext, StageScope
 
 __all__ = ["DatabaseResult", "run_database", "run_db_schema"]
 

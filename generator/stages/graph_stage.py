@@ -1,6 +1,6 @@
 """Stage 6: the tool dependency graph: computed edges plus LLM-judged pre-condition edges.
 
-``generator.graph`` computes data-flow, state and declared-condition edges from the
+``scaleenv_mcp.generator.graph`` computes data-flow, state and declared-condition edges from the
 manifest. What it cannot see is a pre-condition nobody wrote down: "book_appointment needs
 a registered pet" when the words never name register_pet. Candidate pairs (a writing tool
 whose tables another tool uses, with no declared condition edge between them) are judged by
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from generator.drafts import EdgeJudgement, EdgeJudgements
-from generator.graph import EdgeType, ToolGraphDocument, build_graph, build_tool_graph
-from generator.stages.context import RunContext, StageScope
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from scaleenv_mcp.generator.drafts import EdgeJudgement, EdgeJudgements
+from scaleenv_mcp.generator.graph import EdgeType, ToolGraphDocument, build_graph, build_tool_graph
+from scaleenv_mcp.generator.stages.context import RunContext, StageScope
 
 __all__ = ["GraphResult", "candidate_pairs", "run_graph"]
 

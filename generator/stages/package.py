@@ -17,12 +17,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from generator.drafts import DomainCard, TableDraft
-from generator.stages.context import GenerateSettings
-from generator.store import atomic_write_text
 from scaleenv_mcp.domain.cases import TestSuite, ToolCase
 from scaleenv_mcp.domain.manifest import DomainManifest, PrincipalSpec, Provenance, TableSpec, ToolSpec
 from scaleenv_mcp.errors import UsageError
+from scaleenv_mcp.generator.drafts import DomainCard, TableDraft
+from scaleenv_mcp.generator.stages.context import GenerateSettings
+from scaleenv_mcp.generator.store import atomic_write_text
 
 __all__ = ["TOOLS_HEADER", "build_manifest", "publish_package", "render_tools_py", "require_out_free",
            "write_package"]

@@ -1,6 +1,6 @@
 """Stage 7: verified tasks: task synthesis by graph expansion, then LLM wording, re-verified.
 
-The chain, the start state, the expansion and the gold come from ``generator.tasks``
+The chain, the start state, the expansion and the gold come from ``scaleenv_mcp.generator.tasks``
 (paper phase 2, every task already through the verifier's gates). Between chains the
 ``expansion_gate`` role decides whether the task grows by one more chain, from c(H), the
 tools left and the measured share of tools that answered; it returns its own feasibility
@@ -8,7 +8,7 @@ score, recorded in the task's meta (the synthesiser keeps the hard limits: at mo
 chains, a writing tool left to end the next one). The gate's answers are stored like every
 response, so the same answers give the same tasks. The task writer rewrites the opening and the
 simulator instruction and splits the facts into known and withheld, from the reference
-chain and the task's rows; ``generator.synthesis.rewording`` asks it and checks the answer
+chain and the task's rows; ``scaleenv_mcp.generator.synthesis.rewording`` asks it and checks the answer
 (the same code as ``scaleenv tasks synth --model``): exactly the grounded facts, every known
 one stated in the instruction, no withheld value in the opening, no internal id the user could
 not know, nothing the realism check would refuse; otherwise the template wording stays and the
@@ -20,7 +20,7 @@ The seed chain C1 of each candidate is written by the ``chain_writer`` role as P
 over the tools (``def chain(call): ...``), given the end tool, a path that reaches it and the
 rows of the entity it is about, and may add start-state rows (new entities the chain needs,
 look-alike distractors), kept only when they load next to the seed under every constraint.
-The code is never run: ``generator.synthesis.chain_code``
+The code is never run: ``scaleenv_mcp.generator.synthesis.chain_code``
 reads it with ``ast`` into a plan (literals the user states, references the data flow must
 honour) or refuses it; a refused chain, or one that fails on the episode, falls back to the
 sampled chain, and the report counts both.
@@ -36,14 +36,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from generator.drafts import ChainCode, ExpansionDecision, TaskWording
-from generator.report import TaskStats
-from generator.stages.context import RunContext, StageScope
-from generator.synthesis.chain_code import ChainRequest, ChainWriter
-from generator.synthesis.gate import ChainGate, GateView
-from generator.synthesis.rewording import CHECK_VERSION, WordingAsker, reword_tasks
 from scaleenv_mcp.domain.loader import load_domain, package_hash
 from scaleenv_mcp.domain.task_file import parse_tasks
+from scaleenv_mcp.generator.drafts import ChainCode, ExpansionDecision, TaskWording
+from scaleenv_mcp.generator.report import TaskStats
+from scaleenv_mcp.generator.stages.context import RunContext, StageScope
+from scaleenv_mcp.generator.synthesis.chain_code import ChainRequest, ChainWriter
+from scaleenv_mcp.generator.synthesis.gate import ChainGate, GateView
+from scaleenv_mcp.generator.synthesis.rewording import CHECK_VERSION, WordingAsker, reword_tasks
 
 __all__ = ["TasksResult", "llm_chain_writer", "llm_gate", "llm_task_writer", "run_tasks"]
 
@@ -58,7 +58,7 @@ class TasksResult(BaseModel):
 
 
 def llm_task_writer(scope: StageScope) -> WordingAsker:
-    """Task wordings asked of the ``task_writer`` role (judged by ``generator.synthesis.rewording``)."""
+    """Task wordings asked of the ``task_writer`` role (judged by ``scaleenv_mcp.generator.synthesis.rewording``)."""
 
     async def ask(values: dict[str, Any]) -> TaskWording:
         return await scope.ask("task_writer", TaskWording, **values)
@@ -107,7 +107,7 @@ async def run_tasks(run: RunContext, package_dir: Path, domain: str) -> TasksRes
     if settings.tasks <= 0:
         return TasksResult(tasks_jsonl="", stats=TaskStats(status="skipped (--tasks 0)"))
     try:
-        from generator.tasks import synthesize_tasks
+        from scaleenv_mcp.generator.tasks import synthesize_tasks
     except ImportError as error:  # task synthesis is a separate part of the project
         return TasksResult(tasks_jsonl="", stats=TaskStats(status=f"skipped: task synthesis not available ({error})"))
 

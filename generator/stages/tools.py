@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.drafts import DomainCard, ToolDrafts, ToolPlan
-from generator.gathering import gather_all
-from generator.stages.context import RunContext, StageScope
 from scaleenv_mcp.domain.manifest import ToolSpec
+from scaleenv_mcp.generator.drafts import DomainCard, ToolDrafts, ToolPlan
+from scaleenv_mcp.generator.gathering import gather_all
+from scaleenv_mcp.generator.stages.context import RunContext, StageScope
 
 __all__ = ["BATCH", "normalise_tool", "run_tool_schemas"]
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import jsonschema
 
-from generator.graph import is_key_name, json_types
-from generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
-from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
-from verifier.grounding import label_is_ambiguous
-from verifier.paths import get_path, join_path, leaf_values, list_levels, split_path
+from scaleenv_mcp.generator.graph import is_key_name, json_types
+from scaleenv_mcp.generator.synthesis.values import is_label_column, is_search_param, schema_values, singular
+from scaleenv_mcp.generator.synthesis.world import Neighborhood, World
+from scaleenv_mcp.verifier.grounding import label_is_ambiguous
+from scaleenv_mcp.verifier.paths import get_path, join_path, leaf_values, list_levels, split_path
 
 __all__ = ["Candidate", "Observation", "ArgumentResolver", "entity_name"]
 

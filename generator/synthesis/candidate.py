@@ -17,30 +17,30 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from generator.graph import ToolGraphDocument
-from generator.synthesis.arguments import ArgumentResolver, Observation
-from generator.synthesis.chain import ChainPlan, ChainSampler
-from generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
-from generator.synthesis.errands import further_errand
-from generator.synthesis.executor import ChainRun, LinkSpec, named_facts, run_chain, run_tool
-from generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
-from generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
-from generator.synthesis.lookups import lookup_sources
-from generator.synthesis.persona import choose_persona, identify, persona_ref
-from generator.synthesis.prune import drop_needless_reads, drop_repeated_reads
-from generator.synthesis.questions import ask_follow_ups, build_question
-from generator.synthesis.refusals import build_refusal
-from generator.synthesis.start_state import DistractorBuilder
-from generator.synthesis.story import Story
-from generator.synthesis.task_state import TaskState
-from generator.synthesis.templates import Goal, acting_profile, argument_slots, build_user, person_profile
-from generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.manifest import ToolSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta
 from scaleenv_mcp.domain.task_file import rank_by_id_hash
 from scaleenv_mcp.episodes.trace import CallOutcome
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
+from scaleenv_mcp.generator.graph import ToolGraphDocument
+from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Observation
+from scaleenv_mcp.generator.synthesis.chain import ChainPlan, ChainSampler
+from scaleenv_mcp.generator.synthesis.chain_code import ChainCodeError, ChainRequest, ChainWriter, parse_chain_code
+from scaleenv_mcp.generator.synthesis.errands import further_errand
+from scaleenv_mcp.generator.synthesis.executor import ChainRun, LinkSpec, named_facts, run_chain, run_tool
+from scaleenv_mcp.generator.synthesis.expansion import ExpansionResult, complexity, expand_tools
+from scaleenv_mcp.generator.synthesis.gate import MAX_CHAINS, ChainGate, ExpansionDecision, GateView, RuleGate
+from scaleenv_mcp.generator.synthesis.lookups import lookup_sources
+from scaleenv_mcp.generator.synthesis.persona import choose_persona, identify, persona_ref
+from scaleenv_mcp.generator.synthesis.prune import drop_needless_reads, drop_repeated_reads
+from scaleenv_mcp.generator.synthesis.questions import ask_follow_ups, build_question
+from scaleenv_mcp.generator.synthesis.refusals import build_refusal
+from scaleenv_mcp.generator.synthesis.start_state import DistractorBuilder
+from scaleenv_mcp.generator.synthesis.story import Story
+from scaleenv_mcp.generator.synthesis.task_state import TaskState
+from scaleenv_mcp.generator.synthesis.templates import Goal, acting_profile, argument_slots, build_user, person_profile
+from scaleenv_mcp.generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.state.model import RowOp
 
 if TYPE_CHECKING:

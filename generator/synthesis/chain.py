@@ -13,13 +13,13 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from generator.graph import EdgeType, ToolGraphDocument, is_key_name
-from generator.synthesis.chain_code import ChainStep
-from generator.synthesis.executor import LinkSpec
-from generator.synthesis.expansion import others_tools
-from generator.synthesis.lookups import is_lookup
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.generator.graph import EdgeType, ToolGraphDocument, is_key_name
+from scaleenv_mcp.generator.synthesis.chain_code import ChainStep
+from scaleenv_mcp.generator.synthesis.executor import LinkSpec
+from scaleenv_mcp.generator.synthesis.expansion import others_tools
+from scaleenv_mcp.generator.synthesis.lookups import is_lookup
+from scaleenv_mcp.generator.synthesis.world import World
 
 __all__ = ["ChainPlan", "ChainSampler"]
 

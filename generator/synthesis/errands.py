@@ -14,16 +14,16 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from generator.synthesis.story import Story, written_rows
+from scaleenv_mcp.generator.synthesis.story import Story, written_rows
 
 if TYPE_CHECKING:
-    from generator.synthesis.arguments import ArgumentResolver
-    from generator.synthesis.candidate import CandidateFactory
-    from generator.synthesis.chain import ChainPlan
-    from generator.synthesis.executor import ChainRun
-    from generator.synthesis.task_state import TaskState
-    from generator.synthesis.templates import Goal
     from scaleenv_mcp.domain.task import TaskAction
+    from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver
+    from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory
+    from scaleenv_mcp.generator.synthesis.chain import ChainPlan
+    from scaleenv_mcp.generator.synthesis.executor import ChainRun
+    from scaleenv_mcp.generator.synthesis.task_state import TaskState
+    from scaleenv_mcp.generator.synthesis.templates import Goal
 
 __all__ = ["STORY_ENDS", "STORY_ROWS", "further_errand"]
 

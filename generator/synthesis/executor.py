@@ -17,15 +17,15 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from generator.graph import is_key_name
-from generator.synthesis.arguments import ArgumentResolver, Candidate, Observation
-from generator.synthesis.values import is_search_param
-from generator.synthesis.world import Neighborhood
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
 from scaleenv_mcp.domain.task import TaskAction
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import HarnessError
-from verifier.paths import get_path, join_path, leaf_values
+from scaleenv_mcp.generator.graph import is_key_name
+from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Candidate, Observation
+from scaleenv_mcp.generator.synthesis.values import is_search_param
+from scaleenv_mcp.generator.synthesis.world import Neighborhood
+from scaleenv_mcp.verifier.paths import get_path, join_path, leaf_values
 
 __all__ = ["CallFn", "ChainRun", "FactBook", "LinkSpec", "named_facts", "run_chain", "run_tool"]
 

@@ -4,7 +4,7 @@ Starting from H1 = the chain's tools, a dependency-aware breadth-first search ad
 that an edge connects to H (their ids can come from H's results), executes each once on a
 copy of the task's end state, and keeps it when it answers with a real observation. When a
 call errors, other arguments are tried first; when they all fail, the ``patch`` hook patches
-the task's start state so that the tool answers (``generator.synthesis.task_state``), and
+the task's start state so that the tool answers (``scaleenv_mcp.generator.synthesis.task_state``), and
 the search goes on in the patched world. When the neighbourhood runs dry before |H| reaches
 min(20, tools), the remaining tools are merged as extra roots, like the paper's random extra
 chains. Expanding again after a further chain continues from the H so far. The result is
@@ -20,10 +20,10 @@ from collections.abc import Awaitable, Callable
 
 import networkx as nx
 
-from generator.synthesis.arguments import ArgumentResolver, Observation
-from generator.synthesis.executor import CallFn, ChainRun, LinkSpec, run_tool
-from generator.synthesis.world import Neighborhood
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Observation
+from scaleenv_mcp.generator.synthesis.executor import CallFn, ChainRun, LinkSpec, run_tool
+from scaleenv_mcp.generator.synthesis.world import Neighborhood
 
 __all__ = ["ExpansionResult", "PatchFn", "complexity", "expand_tools", "others_tools"]
 

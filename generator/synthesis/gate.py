@@ -3,7 +3,7 @@
 After the seed chain C1 and its expansion H, further chains C2..Cn are added to the task
 while a gate accepts, looking at H's structural complexity c(H), a feasibility score and
 the tools left. Offline, ``RuleGate`` decides by a fixed, seeded rule; the generator's
-LLM mode passes its own gate (the ``expansion_gate`` role, ``generator.stages.tasks_stage``)
+LLM mode passes its own gate (the ``expansion_gate`` role, ``scaleenv_mcp.generator.stages.tasks_stage``)
 that answers the same question with the same model. Either way the synthesiser keeps the
 hard limits (at most ``MAX_CHAINS`` chains, a writing tool left to end the next one), so a
 gate can make a task richer but never unbounded.

@@ -10,10 +10,10 @@ asking least of the user.
 
 from __future__ import annotations
 
-from generator.graph import ToolGraphDocument
-from generator.synthesis.values import singular
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec
+from scaleenv_mcp.generator.graph import ToolGraphDocument
+from scaleenv_mcp.generator.synthesis.values import singular
+from scaleenv_mcp.generator.synthesis.world import World
 
 __all__ = ["is_lookup", "lookup_sources", "named_after", "reads_only"]
 

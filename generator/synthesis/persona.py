@@ -13,14 +13,14 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from generator.synthesis.arguments import ArgumentResolver, Candidate
-from generator.synthesis.chain import ChainPlan
-from generator.synthesis.executor import ChainRun, LinkSpec, run_tool
-from generator.synthesis.task_state import TaskState
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import PersonaRef
-from verifier.paths import leaf_values
+from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Candidate
+from scaleenv_mcp.generator.synthesis.chain import ChainPlan
+from scaleenv_mcp.generator.synthesis.executor import ChainRun, LinkSpec, run_tool
+from scaleenv_mcp.generator.synthesis.task_state import TaskState
+from scaleenv_mcp.generator.synthesis.world import World
+from scaleenv_mcp.verifier.paths import leaf_values
 
 __all__ = ["choose_persona", "identify", "persona_ref"]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.synthesis.executor import ChainRun, named_facts
 from scaleenv_mcp.domain.manifest import DomainManifest
-from verifier.paths import list_levels
+from scaleenv_mcp.generator.synthesis.executor import ChainRun, named_facts
+from scaleenv_mcp.verifier.paths import list_levels
 
 __all__ = ["drop_needless_reads", "drop_repeated_reads"]
 

@@ -15,20 +15,20 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from generator.synthesis.expansion import others_tools
-from generator.synthesis.persona import persona_ref
-from generator.synthesis.prune import drop_repeated_reads
-from generator.synthesis.slots import fill_slots, say_facts, slot_names
-from generator.synthesis.story import Story
-from generator.synthesis.templates import acting_profile, sentence, who_you_are
 from scaleenv_mcp.domain.manifest import DomainManifest, QuestionSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskMeta, UserSpec
+from scaleenv_mcp.generator.synthesis.expansion import others_tools
+from scaleenv_mcp.generator.synthesis.persona import persona_ref
+from scaleenv_mcp.generator.synthesis.prune import drop_repeated_reads
+from scaleenv_mcp.generator.synthesis.slots import fill_slots, say_facts, slot_names
+from scaleenv_mcp.generator.synthesis.story import Story
+from scaleenv_mcp.generator.synthesis.templates import acting_profile, sentence, who_you_are
 
 if TYPE_CHECKING:
-    from generator.synthesis.arguments import ArgumentResolver
-    from generator.synthesis.candidate import CandidateFactory, Rejection
-    from generator.synthesis.executor import ChainRun
-    from generator.synthesis.task_state import TaskState
+    from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver
+    from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory, Rejection
+    from scaleenv_mcp.generator.synthesis.executor import ChainRun
+    from scaleenv_mcp.generator.synthesis.task_state import TaskState
 
 __all__ = ["FollowUp", "answer_row", "ask_follow_up", "ask_follow_ups", "build_question", "build_question_user", "wrong_asker"]
 
@@ -196,7 +196,7 @@ async def ask_follow_ups(factory: CandidateFactory, state: TaskState, resolver: 
 
 async def build_question(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
     """An information task: identify, look up, read; the answer is what the agent must tell."""
-    from generator.synthesis.candidate import ANCHOR_TRIES, Rejection, difficulty_of
+    from scaleenv_mcp.generator.synthesis.candidate import ANCHOR_TRIES, Rejection, difficulty_of
 
     tool, question = rng.choice(factory.questions)
     plan = factory.sampler.sample(tool, 1, rng)

@@ -26,25 +26,25 @@ import random
 import re
 from typing import TYPE_CHECKING, Any
 
-from generator.synthesis.errands import further_errand
-from generator.synthesis.executor import LinkSpec, run_tool
-from generator.synthesis.persona import persona_ref
-from generator.synthesis.prune import drop_repeated_reads
-from generator.synthesis.questions import ask_follow_ups
-from generator.synthesis.slots import fill_slots, say_facts, slot_names
-from generator.synthesis.story import Story
-from generator.synthesis.templates import Goal, acting_profile, errand_request, sentence, who_you_are
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest, ToolSpec, ViolationSpec
 from scaleenv_mcp.domain.task import GoldSpec, Task, TaskAction, TaskMeta, UserSpec
 from scaleenv_mcp.episodes.trace import OutcomeKind
-from verifier.realism import breaks, broken_rules
+from scaleenv_mcp.generator.synthesis.errands import further_errand
+from scaleenv_mcp.generator.synthesis.executor import LinkSpec, run_tool
+from scaleenv_mcp.generator.synthesis.persona import persona_ref
+from scaleenv_mcp.generator.synthesis.prune import drop_repeated_reads
+from scaleenv_mcp.generator.synthesis.questions import ask_follow_ups
+from scaleenv_mcp.generator.synthesis.slots import fill_slots, say_facts, slot_names
+from scaleenv_mcp.generator.synthesis.story import Story
+from scaleenv_mcp.generator.synthesis.templates import Goal, acting_profile, errand_request, sentence, who_you_are
+from scaleenv_mcp.generator.synthesis.world import World
+from scaleenv_mcp.verifier.realism import breaks, broken_rules
 
 if TYPE_CHECKING:
-    from generator.synthesis.arguments import ArgumentResolver, Observation
-    from generator.synthesis.candidate import CandidateFactory, Rejection
-    from generator.synthesis.executor import ChainRun
-    from generator.synthesis.task_state import TaskState
+    from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Observation
+    from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory, Rejection
+    from scaleenv_mcp.generator.synthesis.executor import ChainRun
+    from scaleenv_mcp.generator.synthesis.task_state import TaskState
 
 __all__ = ["allowed_errand", "build_refusal", "build_refusal_user", "reason_facts", "violating_rows"]
 
@@ -176,7 +176,7 @@ def _shows(seen: Observation, key: str, target: Any, because: list[str]) -> bool
 
 async def build_refusal(factory: CandidateFactory, index: int, rng: random.Random) -> Task | Rejection:
     """A refusal task: the request breaks a policy-only rule; the gold is its reads and no change."""
-    from generator.synthesis.candidate import ANCHOR_TRIES, FOLLOW_UP_SHARE, Rejection, difficulty_of
+    from scaleenv_mcp.generator.synthesis.candidate import ANCHOR_TRIES, FOLLOW_UP_SHARE, Rejection, difficulty_of
 
     rule = rng.choice(factory.refusals)
     violation = rule.violation

@@ -15,7 +15,7 @@ one place that asks it and judges the answer, for both. A wording is taken only 
   through ``fact_tokens``) -> ``wording_missing_fact``: a simulated user who is never told a fact
   cannot state it, and the task would silently become unsolvable;
 - opening and instruction name no internal id of the seed or the task's setup rows
-  (``verifier.realism.internal_ids``) other than the task's own fact values (a domain without
+  (``scaleenv_mcp.verifier.realism.internal_ids``) other than the task's own fact values (a domain without
   user-visible references states its ids as facts; any other id would be one the user cannot
   know) -> ``wording_internal_id``;
 - the realism check (``task_problems``) finds nothing on the reworded task that it did not
@@ -39,19 +39,19 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from generator.backoff import RetryBudget
-from generator.gathering import gather_all
-from generator.llm import LLMClient, LLMOutputError
-from generator.prompting import render_prompt
-from generator.report import UsageLedger
-from generator.roles import ResolvedRole
-from generator.store import ResponseStore
-from generator.synthesis.wording import TaskWording
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, UserSpec
+from scaleenv_mcp.generator.backoff import RetryBudget
+from scaleenv_mcp.generator.gathering import gather_all
+from scaleenv_mcp.generator.llm import LLMClient, LLMOutputError
+from scaleenv_mcp.generator.prompting import render_prompt
+from scaleenv_mcp.generator.report import UsageLedger
+from scaleenv_mcp.generator.roles import ResolvedRole
+from scaleenv_mcp.generator.store import ResponseStore
+from scaleenv_mcp.generator.synthesis.wording import TaskWording
 from scaleenv_mcp.state.canonical import canonical_value
 from scaleenv_mcp.state.communicate import fact_tokens
-from verifier.realism import named_internal_ids, task_problems
+from scaleenv_mcp.verifier.realism import named_internal_ids, task_problems
 
 __all__ = ["CHECK_VERSION", "WordingAsker", "check_wording", "client_asker", "reword_task", "reword_tasks",
            "task_writer_asker"]

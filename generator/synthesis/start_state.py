@@ -20,9 +20,9 @@ from contextlib import contextmanager
 from datetime import date, timedelta
 from typing import Any
 
-from generator.synthesis.values import is_label_column
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.generator.synthesis.values import is_label_column
+from scaleenv_mcp.generator.synthesis.world import World
 from scaleenv_mcp.state.model import RowOp
 from scaleenv_mcp.state.start_states import insert_rows
 

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
+from scaleenv_mcp.generator.synthesis.world import World
 from scaleenv_mcp.state.diff import StateDiff
 
 __all__ = ["UNDO_VERBS", "Story", "key_columns", "written_rows"]

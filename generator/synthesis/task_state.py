@@ -17,12 +17,12 @@ import random
 from itertools import count
 from typing import TYPE_CHECKING, Any
 
-from generator.synthesis.start_state import DistractorBuilder
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, TaskAction
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
 from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
+from scaleenv_mcp.generator.synthesis.start_state import DistractorBuilder
+from scaleenv_mcp.generator.synthesis.world import World
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.model import RowOp
 

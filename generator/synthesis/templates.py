@@ -13,11 +13,11 @@ import random
 import re
 from typing import Any
 
-from generator.synthesis.slots import fill_slots, say_facts, say_facts_by_errand, slot_names
-from generator.synthesis.values import is_label_column
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import TaskAction, UserSpec
+from scaleenv_mcp.generator.synthesis.slots import fill_slots, say_facts, say_facts_by_errand, slot_names
+from scaleenv_mcp.generator.synthesis.values import is_label_column
+from scaleenv_mcp.generator.synthesis.world import World
 
 __all__ = ["Goal", "acting_profile", "argument_slots", "build_user", "errand_request", "goal_phrase", "person_profile"]
 

@@ -1,5 +1,5 @@
-"""The task writer's answer: a kept task's user side, reworded by an LLM (``generator.synthesis.rewording``
-checks it). A model of its own, so that ``generator.drafts`` lists it with every role's answer
+"""The task writer's answer: a kept task's user side, reworded by an LLM (``scaleenv_mcp.generator.synthesis.rewording``
+checks it). A model of its own, so that ``scaleenv_mcp.generator.drafts`` lists it with every role's answer
 while synthesis does not import ``drafts``."""
 
 from __future__ import annotations

@@ -32,12 +32,12 @@ def graph(
     """
     import json
 
-    from generator.graph import build_graph, write_graph
-    from generator.graph_render import render_mermaid, render_svg
     from scaleenv_mcp.console import console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.domain.loader import load_domain
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
+    from scaleenv_mcp.generator.graph import build_graph, write_graph
+    from scaleenv_mcp.generator.graph_render import render_mermaid, render_svg
 
     try:
         package = load_domain(resolve_domain_path(domain, domains_dir))

@@ -82,7 +82,7 @@ def serve(
 
         mounts: list[MountFactory] | None = None
         if not no_ui and settings.control_port is not None:
-            from clients.webui import ui_mount  # the web view: the top layer, reached only from here
+            from scaleenv_mcp.clients.webui import ui_mount  # the web view: the top layer, reached only from here
 
             mounts = [ui_mount([p.resolve() for p in results or []])]
         anyio.run(serve_http, settings, domains_dir, domain, bound, mounts)

@@ -41,10 +41,10 @@ def synth(
     import anyio
     from rich.progress import Progress
 
-    from generator.tasks import synthesize_tasks
     from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
+    from scaleenv_mcp.generator.tasks import synthesize_tasks
 
     try:
         path = resolve_domain_path(domain, domains_dir)
@@ -58,7 +58,7 @@ def synth(
             async def run() -> Any:
                 if resolved is None:
                     return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress)
-                from generator.synthesis.rewording import task_writer_asker
+                from scaleenv_mcp.generator.synthesis.rewording import task_writer_asker
                 async with task_writer_asker(resolved, seed) as ask:
                     return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress, wording=ask)
 
@@ -85,7 +85,7 @@ def _task_writer_roles(model: str | None, base_url: str | None, roles: Path | No
     """The ``task_writer`` role's settings when a model is configured, else None (no rewording)."""
     if model is None and roles is None and base_url is None:
         return None
-    from generator.roles import load_roles, resolve_roles
+    from scaleenv_mcp.generator.roles import load_roles, resolve_roles
 
     return resolve_roles(load_roles(roles), model=model, base_url=base_url, only=("task_writer",))
 
@@ -99,8 +99,8 @@ def report(
 ) -> None:
     """Diversity and realism of a domain's tasks: tool sequences, chain lengths, difficulty, tools used, openings,
     internal ids in the user's words, principals acting, one-call tasks, gold length, reads."""
-    from generator.diversity import diversity_report
     from scaleenv_mcp.console import console, print_json, table
+    from scaleenv_mcp.generator.diversity import diversity_report
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     result = diversity_report(package.manifest, loaded, package.seed)
@@ -165,8 +165,8 @@ def sample(
     --json prints the task lines. docs/task-examples.md is this for every shipped domain."""
     import sys
 
-    from generator.samples import render_markdown, sample_tasks
     from scaleenv_mcp.console import print_json
+    from scaleenv_mcp.generator.samples import render_markdown, sample_tasks
 
     package, loaded = _package_and_tasks(domain, tasks, domains_dir)
     chosen = sample_tasks(loaded, n, seed)
@@ -189,7 +189,7 @@ def restamp(
     from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
-    from verifier.restamp import restamp as run_restamp
+    from scaleenv_mcp.verifier.restamp import restamp as run_restamp
 
     try:
         report = run_restamp(resolve_domain_path(domain, domains_dir), tasks, workers)

@@ -85,7 +85,7 @@ def _serve_results(results: list[Path], host: str, port: int, open_browser: bool
 
     import uvicorn
 
-    from clients.webui import UiAuth, build_ui_app
+    from scaleenv_mcp.clients.webui import UiAuth, build_ui_app
     from scaleenv_mcp.host.bind import bind_socket, display_host
 
     auth = UiAuth(secrets.token_urlsafe(32), host)

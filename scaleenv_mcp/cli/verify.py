@@ -35,7 +35,7 @@ def verify(
     from scaleenv_mcp.console import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
-    from verifier.verify import verify_domain
+    from scaleenv_mcp.verifier.verify import verify_domain
 
     try:
         path = resolve_domain_path(domain, domains_dir)

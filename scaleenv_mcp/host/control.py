@@ -80,7 +80,7 @@ def write_token(settings: HostSettings) -> tuple[str, Path]:
 
 class ControlMount(Protocol):
     """An app served under a path of the control listener, behind its own check of the same token
-    (the web view, ``clients.webui``, mounted at ``/ui`` by ``scaleenv serve``). The core never imports it:
+    (the web view, ``scaleenv_mcp.clients.webui``, mounted at ``/ui`` by ``scaleenv serve``). The core never imports it:
     the CLI passes one in, so the layers keep pointing down."""
 
     path: str

@@ -69,7 +69,7 @@ def _numbers(text: str) -> list[str]:
 def negation_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) of each negation in ``text``, in reading order: what the negation count counts.
 
-    The argument gate (``verifier.text_perturb``) edits these spans, so its negated variants are
+    The argument gate (``scaleenv_mcp.verifier.text_perturb``) edits these spans, so its negated variants are
     exactly the changes this comparison treats as a changed fact.
     """
     return [m.span() for m in _NEGATION.finditer(text.replace("’", "'"))]

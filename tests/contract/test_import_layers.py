@@ -2,7 +2,7 @@
 
 Three rules, each checked on the real tree and shown failing on a synthetic change:
 - the package graph has no cycle (a package is a folder: ``scaleenv_mcp.state``,
-  ``generator.synthesis``...; a module at the root of a top-level package is a unit of its own);
+  ``scaleenv_mcp.generator.synthesis``...; a module at the root of a top-level package is a unit of its own);
 - imports between the top-level layers point down only, with no exemption: core
   (``scaleenv_mcp`` but its CLI) < verifier < generator < clients < bench < the CLI, which
   reaches every layer, lazily, inside its commands;
@@ -134,11 +134,11 @@ IMPORT_REACH_IN = "from scaleenv_mcp.episodes.registry import EpisodeRegistry\n"
 
 def test_a_registry_reach_in_is_caught():
     sources = _sources()
-    sources["generator.synthesis.probe"] = REACH_IN
+    sources["scaleenv_mcp.generator.synthesis.probe"] = REACH_IN
     sources["bench.probe"] = IMPORT_REACH_IN
     sources["scaleenv_mcp.cli.probe"] = "def run(host):\n    return host.pool.size\n"
     assert reach_ins(sources) == ["bench.probe imports scaleenv_mcp.episodes.registry",
-                                  "generator.synthesis.probe:2 uses .registry", "scaleenv_mcp.cli.probe:2 uses .pool"]
+                                  "scaleenv_mcp.generator.synthesis.probe:2 uses .registry", "scaleenv_mcp.cli.probe:2 uses .pool"]
 
 
 def test_a_new_package_cycle_is_caught():
@@ -150,9 +150,9 @@ def test_a_new_package_cycle_is_caught():
 
 def test_a_lazy_upward_import_is_caught():
     sources = _sources()
-    sources["verifier.probe"] = "def f():\n    from generator.tasks import synthesize_tasks\n"
+    sources["verifier.probe"] = "def f():\n    from scaleenv_mcp.generator.tasks import synthesize_tasks\n"
     sources["clients.probe"] = "def f():\n    from scaleenv_mcp.console import fail\n    from scaleenv_mcp.cli import app\n"
-    assert upward_imports(sources) == ["clients.probe -> scaleenv_mcp.cli.app", "verifier.probe -> generator.tasks"]
+    assert upward_imports(sources) == ["clients.probe -> scaleenv_mcp.cli.app", "verifier.probe -> scaleenv_mcp.generator.tasks"]
 
 
 def test_ruff_bans_importing_the_registry_outside_the_core():

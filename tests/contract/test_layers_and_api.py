@@ -29,9 +29,9 @@ def test_toolkit_surface_is_the_tool_errors_and_argument_checks():
 
 
 def test_web_view_surface_is_the_app_its_mount_and_its_auth():
-    import clients.webui
+    import scaleenv_mcp.clients.webui
 
-    assert clients.webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
+    assert scaleenv_mcp.clients.webui.__all__ == ["UiAuth", "UiMount", "build_ui_app", "ui_mount"]
 
 
 def test_project_packages_resolve_to_this_repo():
@@ -51,7 +51,7 @@ def test_serve_path_never_imports_openai_or_the_generator():
 def test_the_web_view_never_loads_openai_and_draws_graphs_only_when_asked():
     """``scaleenv serve`` mounts the web view: it must not bring openai (or the generator) into
     the serving process; the generator's pure graph drawing is imported on the first domain page."""
-    code = ("import sys; import clients.webui, scaleenv_mcp.cli.serve; print(sorted({m.split('.')[0] for m in sys.modules} & "
+    code = ("import sys; import scaleenv_mcp.clients.webui, scaleenv_mcp.cli.serve; print(sorted({m.split('.')[0] for m in sys.modules} & "
             "{'openai', 'generator', 'verifier'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -83,6 +83,6 @@ def test_generated_acting_tables_are_current():
 
 
 def test_example_tasks_doc_is_current():
-    from generator.samples import EXAMPLES_DOC, examples_doc
+    from scaleenv_mcp.generator.samples import EXAMPLES_DOC, examples_doc
 
-    assert (REPO / EXAMPLES_DOC).read_text() == examples_doc(REPO), "run: python -m generator.samples"
+    assert (REPO / EXAMPLES_DOC).read_text() == examples_doc(REPO), "run: python -m scaleenv_mcp.generator.samples"

@@ -78,7 +78,7 @@ async def test_validates_with_zero_unexpected_failures_and_strong_tests(package:
 
 
 def test_dependency_graph_is_rich(package: DomainPackage):
-    from generator.graph import build_graph
+    from scaleenv_mcp.generator.graph import build_graph
 
     stats = build_graph(package.manifest).stats
     assert stats.edges_by_type.get("data_flow", 0) >= 40

@@ -43,7 +43,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from clients.completion import as_clause
+from scaleenv_mcp.clients.completion import as_clause
 from tests.support_server_profiles import PROFILES, cut_usage
 
 PRIVATE = "PRIVATE-PLAN"

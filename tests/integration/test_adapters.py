@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from clients.examples.adapter_cli import free_port
+from scaleenv_mcp.clients.examples.adapter_cli import free_port
 from scaleenv_mcp.soak.served import ServedHost
 from tests.support_frameworks import framework_python, run_example
 
@@ -46,7 +46,7 @@ def _json_line(run: Any) -> dict[str, Any]:
 
 def test_langchain_default_get_tools_keeps_state_on_a_keyed_url(served: ServedHost):
     python = framework_python("langchain")
-    keyed = _json_line(run_example(python, "clients.examples.langchain_keyed",
+    keyed = _json_line(run_example(python, "scaleenv_mcp.clients.examples.langchain_keyed",
                                    "--endpoint", f"{served.agent_url}/mcp/smart_home/s/langchain-run"))
     assert (keyed["before"], keyed["written"], keyed["after"]) == ("disarmed", "away", "away")
     headers = {"authorization": f"Bearer {served.token}"}  # the harness finds the episode by its key
@@ -55,7 +55,7 @@ def test_langchain_default_get_tools_keeps_state_on_a_keyed_url(served: ServedHo
     diff = httpx.get(f"{served.control_url}/episodes/{episode['id']}/diff", headers=headers).json()
     assert [c["after"]["alarm_mode"] for c in diff["tables"]["homes"]["changed"]] == ["away"]
     # The trap the keyed URL exists for: on /mcp/{domain} each of langchain's sessions is a new episode.
-    plain = _json_line(run_example(python, "clients.examples.langchain_keyed",
+    plain = _json_line(run_example(python, "scaleenv_mcp.clients.examples.langchain_keyed",
                                    "--endpoint", f"{served.agent_url}/mcp/smart_home"))
     assert (plain["written"], plain["after"]) == ("away", "disarmed")
 
@@ -74,11 +74,11 @@ def _down_args(tmp_path: Path) -> list[str]:
 
 
 ADAPTERS = {  # id -> (framework, example, its own options)
-    "verifiers-hooks": ("verifiers", "clients.examples.verifiers_rollout", []),
-    "verifiers-vf-eval": ("verifiers", "clients.examples.verifiers_eval", []),
-    "openenv": ("openenv", "clients.examples.openenv_rollout", []),
-    "openenv-scripted-user": ("openenv", "clients.examples.openenv_rollout", ["--user", "scripted"]),
-    "nemo_gym": ("nemo_gym", "clients.examples.nemo_gym_rollout", []),
+    "verifiers-hooks": ("verifiers", "scaleenv_mcp.clients.examples.verifiers_rollout", []),
+    "verifiers-vf-eval": ("verifiers", "scaleenv_mcp.clients.examples.verifiers_eval", []),
+    "openenv": ("openenv", "scaleenv_mcp.clients.examples.openenv_rollout", []),
+    "openenv-scripted-user": ("openenv", "scaleenv_mcp.clients.examples.openenv_rollout", ["--user", "scripted"]),
+    "nemo_gym": ("nemo_gym", "scaleenv_mcp.clients.examples.nemo_gym_rollout", []),
 }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from clients.cli import app
+from scaleenv_mcp.clients.cli import app
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import serve_llm, write_scenario
 from tests.support_processes import scaleenv_serve
@@ -104,7 +104,7 @@ def test_exit_codes_usage_and_harness_failure(library: Path, tmp_path: Path):
 
 
 def test_num_tasks_draws_the_same_tasks_for_the_same_seed(library: Path):
-    from clients.task_set import load_task_set
+    from scaleenv_mcp.clients.task_set import load_task_set
 
     domain = [str(library / "tiny_library")]
     every = load_task_set(domain)

@@ -17,8 +17,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from clients import EvalConfig, regrade_run, run_eval
-from clients.models import EpisodeStatus, InfraKind
+from scaleenv_mcp.clients import EvalConfig, regrade_run, run_eval
+from scaleenv_mcp.clients.models import EpisodeStatus, InfraKind
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import PRIVATE, serve_llm, write_scenario
 from tests.unit.clients.library_tasks import HostThread, library, library_master  # noqa: F401 - fixtures

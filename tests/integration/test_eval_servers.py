@@ -18,9 +18,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from clients import EvalConfig, run_eval
-from clients.models import EpisodeStatus
-from clients.report import print_results
+from scaleenv_mcp.clients import EvalConfig, run_eval
+from scaleenv_mcp.clients.models import EpisodeStatus
+from scaleenv_mcp.clients.report import print_results
 from scaleenv_mcp.domain.loader import load_domain
 from tests.integration.eval_llm_server import serve_llm, write_scenario
 from tests.integration.test_eval_shipped import REPO, sample_task_ids

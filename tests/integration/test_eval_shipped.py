@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from clients import EvalConfig, run_eval
+from scaleenv_mcp.clients import EvalConfig, run_eval
 from scaleenv_mcp.domain.loader import load_domain
 from tests.unit.clients.library_tasks import HostThread
 

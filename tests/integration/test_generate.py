@@ -23,10 +23,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from generator.pipeline import generate
-from generator.report import GenerationReport
-from generator.roles import RolesFile, resolve_roles
-from generator.stages.context import GenerateSettings
+from scaleenv_mcp.generator.pipeline import generate
+from scaleenv_mcp.generator.report import GenerationReport
+from scaleenv_mcp.generator.roles import RolesFile, resolve_roles
+from scaleenv_mcp.generator.stages.context import GenerateSettings
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.settings import HostSettings
 from tests.support_llm_server import FakeLLM, running_fake_llm
@@ -92,7 +92,7 @@ def test_a_domain_is_grown_end_to_end(reference: tuple[GenerationReport, int, Pa
 @pytest.mark.anyio
 async def test_the_grown_domain_is_served_and_its_tasks_verify(reference: tuple[GenerationReport, int, Path, int],
                                                                tmp_path: Path):
-    from verifier.verify import verify_domain
+    from scaleenv_mcp.verifier.verify import verify_domain
 
     out = reference[2]
     settings = HostSettings(workers=1, port=0, control_port=None, token_file=tmp_path / "token")

@@ -19,10 +19,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from generator.pipeline import generate
-from generator.report import GenerationReport
-from generator.roles import RoleSettings, RolesFile, resolve_roles
-from generator.stages.context import GenerateSettings
+from scaleenv_mcp.generator.pipeline import generate
+from scaleenv_mcp.generator.report import GenerationReport
+from scaleenv_mcp.generator.roles import RoleSettings, RolesFile, resolve_roles
+from scaleenv_mcp.generator.stages.context import GenerateSettings
 from tests.support_llm_server import FakeLLM, Fault
 
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from clients.agents import AgentView, OracleAgent, RandomAgent
-from clients.env import Budgets
-from clients.examples.rollout import rollout
-from clients.gym import ScaleEnvGym, SyncScaleEnvGym
-from clients.models import EndReason, InfraError, InfraKind, MessageAction, ToolCallAction
+from scaleenv_mcp.clients.agents import AgentView, OracleAgent, RandomAgent
+from scaleenv_mcp.clients.env import Budgets
+from scaleenv_mcp.clients.examples.rollout import rollout
+from scaleenv_mcp.clients.gym import ScaleEnvGym, SyncScaleEnvGym
+from scaleenv_mcp.clients.models import EndReason, InfraError, InfraKind, MessageAction, ToolCallAction
 from scaleenv_mcp.errors import UsageError
 from tests.unit.clients.library_tasks import library, library_master  # noqa: F401 - fixtures
 

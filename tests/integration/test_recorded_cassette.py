@@ -17,10 +17,10 @@ from pathlib import Path
 
 import anyio
 
-from generator.cassette import Cassette
-from generator.pipeline import generate
-from generator.roles import RolesFile, resolve_roles
-from generator.stages.context import GenerateSettings
+from scaleenv_mcp.generator.cassette import Cassette
+from scaleenv_mcp.generator.pipeline import generate
+from scaleenv_mcp.generator.roles import RolesFile, resolve_roles
+from scaleenv_mcp.generator.stages.context import GenerateSettings
 
 RECORDING = Path(__file__).resolve().parents[2] / "generator" / "recordings" / "pet_care"
 

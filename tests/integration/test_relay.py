@@ -20,13 +20,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-import generator.prompting as prompting
-from generator.cassette import Cassette
-from generator.pipeline import generate
-from generator.relay import RelaySettings, running_relay
-from generator.report import GenerationReport
-from generator.roles import RolesFile, resolve_roles
-from generator.stages.context import GenerateSettings
+import scaleenv_mcp.generator.prompting as prompting
+from scaleenv_mcp.generator.cassette import Cassette
+from scaleenv_mcp.generator.pipeline import generate
+from scaleenv_mcp.generator.relay import RelaySettings, running_relay
+from scaleenv_mcp.generator.report import GenerationReport
+from scaleenv_mcp.generator.roles import RolesFile, resolve_roles
+from scaleenv_mcp.generator.stages.context import GenerateSettings
 from tests.support_relay_answerer import Answerer, answering, scripted_answer
 
 MODEL = "relay-test-model"

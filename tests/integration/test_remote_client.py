@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from clients.adapters.remote import HostError, ScaleEnvRemote
+from scaleenv_mcp.clients.adapters.remote import HostError, ScaleEnvRemote
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners
 

@@ -17,7 +17,7 @@ import pytest
 
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task
-from verifier.replay import MemoryTransport, replay_actions
+from scaleenv_mcp.verifier.replay import MemoryTransport, replay_actions
 
 DOMAINS = Path(__file__).resolve().parents[2] / "domains"
 WITH_TASKS = sorted(p.parent.name for p in DOMAINS.glob("*/tasks.jsonl"))

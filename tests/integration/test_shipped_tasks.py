@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scaleenv_mcp.domain.loader import load_domain
-from verifier.verify import sample_tasks, verify_domain
+from scaleenv_mcp.verifier.verify import sample_tasks, verify_domain
 
 DOMAINS = Path(__file__).resolve().parents[2] / "domains"
 WITH_TASKS = sorted(p.parent.name for p in DOMAINS.glob("*/tasks.jsonl"))
@@ -40,7 +40,7 @@ async def test_a_sample_of_tasks_passes_every_gate(slug: str):
 
 
 # Every shipped set has multi-chain tasks since further chains are errands of the task's own story
-# (generator.synthesis.story): express_logistics had none in 530 tasks of seeds 1-6 before, and
+# (scaleenv_mcp.generator.synthesis.story): express_logistics had none in 530 tasks of seeds 1-6 before, and
 # second_hand_marketplace none in the 250 of stop 21; 47 and 26 of 250 now. A domain listed here is
 # expected to have none (strict: the test fails as soon as synthesis makes one there).
 MULTI_CHAIN_GAPS: set[str] = set()

@@ -12,14 +12,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.task import TaskAction
 from scaleenv_mcp.domain.task_file import load_tasks
+from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
-from verifier.perturb import changed_value
-from verifier.verify import verify_domain
+from scaleenv_mcp.verifier.perturb import changed_value
+from scaleenv_mcp.verifier.verify import verify_domain
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "domains" / "tiny_library"
 pytestmark = pytest.mark.anyio

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from clients.webui import ui_mount
+from scaleenv_mcp.clients.webui import ui_mount
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import Listeners, serving
 from scaleenv_mcp.settings import HostSettings

@@ -2,6 +2,6 @@
 PYTHONPATH (with the repository) and run ``vf-eval scaleenv_verifiers --env.taskset.domain ...``
 (docs/integrations.md). Everything is in clients/adapters/verifiers_env.py."""
 
-from clients.adapters.verifiers_env import ScaleEnvTaskset
+from scaleenv_mcp.clients.adapters.verifiers_env import ScaleEnvTaskset
 
 __all__ = ["ScaleEnvTaskset"]

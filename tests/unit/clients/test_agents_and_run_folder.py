@@ -9,11 +9,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from clients.agents.random_agent import sample_value
-from clients.cli import spread_domains
-from clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace
-from clients.specs import AGENT_KINDS, USER_KINDS, parse_role
-from clients.store import RunStore
+from scaleenv_mcp.clients.agents.random_agent import sample_value
+from scaleenv_mcp.clients.cli import spread_domains
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace
+from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, parse_role
+from scaleenv_mcp.clients.store import RunStore
 from scaleenv_mcp.errors import UsageError
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library" / "domain.json"

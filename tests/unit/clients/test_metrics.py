@@ -6,8 +6,8 @@ from fractions import Fraction
 
 import pytest
 
-from clients.metrics import pass_at_k, pass_hat_k, summarise, wilson_interval
-from clients.models import EpisodeRecord, EpisodeStatus, InfraKind, InfraRecord
+from scaleenv_mcp.clients.metrics import pass_at_k, pass_hat_k, summarise, wilson_interval
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, InfraKind, InfraRecord
 
 
 @pytest.mark.parametrize(("n", "c", "k", "at", "hat"), [

@@ -1,4 +1,4 @@
-"""Tool schemas reduced for servers whose grammar converter refuses keywords (issue #31, clients.portable_schemas)."""
+"""Tool schemas reduced for servers whose grammar converter refuses keywords (issue #31, scaleenv_mcp.clients.portable_schemas)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from clients.portable_schemas import KEPT_KEYWORDS, portable_tools, reduce_schema
+from scaleenv_mcp.clients.portable_schemas import KEPT_KEYWORDS, portable_tools, reduce_schema
 from scaleenv_mcp.domain.loader import load_domain
 
 REPO = Path(__file__).resolve().parents[3]

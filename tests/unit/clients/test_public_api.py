@@ -8,7 +8,7 @@ import sys
 
 def test_public_api_is_pinned():
     import clients
-    from clients import gym, models
+    from scaleenv_mcp.clients import gym, models
 
     assert clients.__all__ == ["EvalConfig", "ScaleEnvGym", "SyncScaleEnvGym", "regrade_run", "run_eval"]
     assert all(getattr(clients, name) for name in clients.__all__)
@@ -17,14 +17,14 @@ def test_public_api_is_pinned():
 
 
 def test_importing_the_package_and_its_cli_stays_light():
-    code = ("import sys, clients, clients.cli; "
+    code = ("import sys, clients, scaleenv_mcp.clients.cli; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'openai', 'mcp', 'generator', 'uvicorn'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
 
 # What each adapter module (and its example) may import besides the standard library and
-# clients.adapters: its framework and httpx, never the host (they run where it is not installed).
+# scaleenv_mcp.clients.adapters: its framework and httpx, never the host (they run where it is not installed).
 ADAPTER_IMPORTS = {
     "clients/adapters/__init__.py": set(),
     "clients/adapters/schema_values.py": set(),
@@ -58,8 +58,8 @@ def test_adapters_import_only_their_framework_httpx_and_each_other():
                      else [node.module] if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 else [])
             for name in names:
                 top = name.split(".")[0]
-                ours = name.startswith(("clients.adapters", "clients.completion", "clients.examples.adapter_cli",
-                                        "clients.examples.policy_model"))
+                ours = name.startswith(("scaleenv_mcp.clients.adapters", "scaleenv_mcp.clients.completion", "scaleenv_mcp.clients.examples.adapter_cli",
+                                        "scaleenv_mcp.clients.examples.policy_model"))
                 if not (top in sys.stdlib_module_names or top in allowed or ours or top == "__future__"):
                     offenders.append(f"{path} imports {name}")
     assert offenders == []

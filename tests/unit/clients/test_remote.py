@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.adapters.remote import HostUnreachableError, ScaleEnvRemote, task_prompt
+from scaleenv_mcp.clients.adapters.remote import HostUnreachableError, ScaleEnvRemote, task_prompt
 
 pytestmark = pytest.mark.anyio
 

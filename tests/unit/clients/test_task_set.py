@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.task_set import load_task_set
+from scaleenv_mcp.clients.task_set import load_task_set
 from scaleenv_mcp.errors import UsageError
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clients.reasoning import strip_private_reasoning
-from clients.user_sim import STOP, ScriptedUser, reports_done
+from scaleenv_mcp.clients.reasoning import strip_private_reasoning
+from scaleenv_mcp.clients.user_sim import STOP, ScriptedUser, reports_done
 from scaleenv_mcp.domain.task import Task, UserSpec
 
 pytestmark = pytest.mark.anyio
@@ -120,8 +120,8 @@ async def test_the_oracle_says_what_it_did_so_every_shipped_task_ends_on_the_use
     """The stop rule was tightened, not the oracle's bar lowered: its last message names the goal."""
     from pathlib import Path
 
-    from clients.agents.baselines import OracleAgent
-    from clients.models import MessageAction, Observation
+    from scaleenv_mcp.clients.agents.baselines import OracleAgent
+    from scaleenv_mcp.clients.models import MessageAction, Observation
 
     tasks = [Task.model_validate_json(line) for path in sorted(Path(__file__).resolve().parents[3].glob(
         "domains/*/tasks.jsonl")) for line in path.read_text().splitlines() if line.strip()]

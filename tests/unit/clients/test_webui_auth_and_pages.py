@@ -9,11 +9,11 @@ from pathlib import Path
 
 from starlette.requests import Request
 
-from clients.webui.auth import COOKIE, UiAuth
-from clients.webui.diff_view import diff_tables
-from clients.webui.er_diagram import render_er_svg
-from clients.webui.render import paginate
-from clients.webui.runs import find_runs
+from scaleenv_mcp.clients.webui.auth import COOKIE, UiAuth
+from scaleenv_mcp.clients.webui.diff_view import diff_tables
+from scaleenv_mcp.clients.webui.er_diagram import render_er_svg
+from scaleenv_mcp.clients.webui.render import paginate
+from scaleenv_mcp.clients.webui.runs import find_runs
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
 

@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from generator.synthesis.chain_code import ChainCodeError, ChainRequest, StartRow, WrittenChain, parse_chain_code
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task_file import load_tasks
+from scaleenv_mcp.generator.synthesis.chain_code import (
+    ChainCodeError,
+    ChainRequest,
+    StartRow,
+    WrittenChain,
+    parse_chain_code,
+)
+from scaleenv_mcp.generator.tasks import synthesize_tasks
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 MANIFEST = load_domain(FIXTURE).manifest

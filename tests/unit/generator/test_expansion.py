@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from generator.graph import build_graph
-from generator.synthesis.arguments import ArgumentResolver
-from generator.synthesis.candidate import CandidateFactory, ProbeEpisode, StatePatcher
-from generator.synthesis.executor import ChainRun
-from generator.synthesis.gate import ExpansionDecision, GateView, RuleGate
-from generator.synthesis.task_state import TaskState
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task_file import load_tasks
 from scaleenv_mcp.episodes.trace import OutcomeKind
+from scaleenv_mcp.generator.graph import build_graph
+from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver
+from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory, ProbeEpisode, StatePatcher
+from scaleenv_mcp.generator.synthesis.executor import ChainRun
+from scaleenv_mcp.generator.synthesis.gate import ExpansionDecision, GateView, RuleGate
+from scaleenv_mcp.generator.synthesis.task_state import TaskState
+from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.host.host import Host
 
 pytestmark = pytest.mark.anyio

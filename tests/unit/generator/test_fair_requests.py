@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from generator.graph import build_graph
-from generator.synthesis.arguments import ArgumentResolver
-from generator.synthesis.chain import ChainSampler
-from generator.synthesis.expansion import others_tools
-from generator.synthesis.slots import say_facts, say_facts_by_errand
-from generator.synthesis.story import Story
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.manifest import ToolSpec
+from scaleenv_mcp.generator.graph import build_graph
+from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver
+from scaleenv_mcp.generator.synthesis.chain import ChainSampler
+from scaleenv_mcp.generator.synthesis.expansion import others_tools
+from scaleenv_mcp.generator.synthesis.slots import say_facts, say_facts_by_errand
+from scaleenv_mcp.generator.synthesis.story import Story
+from scaleenv_mcp.generator.synthesis.world import World
 from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
 
 MARKET = Path(__file__).resolve().parents[3] / "domains" / "second_hand_marketplace"

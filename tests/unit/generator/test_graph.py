@@ -8,9 +8,16 @@ from pathlib import Path
 
 import networkx as nx
 
-from generator.graph import EdgeType, build_graph, build_tool_graph, longest_simple_path, path_upper_bound, write_graph
-from generator.graph_render import layered_layout, render_mermaid, render_svg
 from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.generator.graph import (
+    EdgeType,
+    build_graph,
+    build_tool_graph,
+    longest_simple_path,
+    path_upper_bound,
+    write_graph,
+)
+from scaleenv_mcp.generator.graph_render import layered_layout, render_mermaid, render_svg
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from generator.cli import _batch_entries, app
+from scaleenv_mcp.generator.cli import _batch_entries, app
 from tests.support_llm_server import FakeLLM, running_fake_llm
 
 

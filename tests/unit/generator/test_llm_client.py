@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.backoff import LLMEndpointError, RetryBudget, RetryBudgetExhaustedError
-from generator.drafts import DomainCard
-from generator.llm import LLMClient, LLMOutputError
-from generator.prompting import render_prompt
-from generator.report import UsageLedger
-from generator.roles import RoleSettings, RolesFile, resolve_roles
-from generator.store import ResponseStore
+from scaleenv_mcp.generator.backoff import LLMEndpointError, RetryBudget, RetryBudgetExhaustedError
+from scaleenv_mcp.generator.drafts import DomainCard
+from scaleenv_mcp.generator.llm import LLMClient, LLMOutputError
+from scaleenv_mcp.generator.prompting import render_prompt
+from scaleenv_mcp.generator.report import UsageLedger
+from scaleenv_mcp.generator.roles import RoleSettings, RolesFile, resolve_roles
+from scaleenv_mcp.generator.store import ResponseStore
 from tests.support_llm_server import CARD, FakeLLM, Fault
 
 pytestmark = pytest.mark.anyio

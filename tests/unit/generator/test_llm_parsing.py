@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from generator.drafts import ToolCode
-from generator.parsing import ParseProblem, extract_json, parse_reply
+from scaleenv_mcp.generator.drafts import ToolCode
+from scaleenv_mcp.generator.parsing import ParseProblem, extract_json, parse_reply
 
 
 class Card(BaseModel):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from generator.prompting import PROMPTS_DIR, render_prompt
-from generator.roles import ROLES, load_roles, resolve_roles
 from scaleenv_mcp.errors import UsageError
+from scaleenv_mcp.generator.prompting import PROMPTS_DIR, render_prompt
+from scaleenv_mcp.generator.roles import ROLES, load_roles, resolve_roles
 
 
 def test_toml_roles_override_default_and_the_command_line(tmp_path: Path):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import copy
 
-from generator.drafts import DatabaseDraft
-from generator.schema_sql import check_database, render_schema_sql
-from generator.stages.graph_stage import candidate_pairs
-from generator.stages.tools import normalise_tool
 from scaleenv_mcp.domain.loader import check_schema
 from scaleenv_mcp.domain.manifest import DomainManifest, Provenance, TableSpec, ToolSpec
+from scaleenv_mcp.generator.drafts import DatabaseDraft
+from scaleenv_mcp.generator.schema_sql import check_database, render_schema_sql
+from scaleenv_mcp.generator.stages.graph_stage import candidate_pairs
+from scaleenv_mcp.generator.stages.tools import normalise_tool
 from tests.support_llm_server import DATABASE, SEED, TOOLS
 
 

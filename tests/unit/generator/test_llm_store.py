@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from generator.store import ResponseStore, content_key
+from scaleenv_mcp.generator.store import ResponseStore, content_key
 
 
 def test_keys_depend_on_content_not_on_dict_order():
@@ -39,7 +39,7 @@ def test_a_damaged_record_counts_as_absent(tmp_path: Path):
 
 WRITER = """
 import sys
-from generator.store import ResponseStore
+from scaleenv_mcp.generator.store import ResponseStore
 store = ResponseStore(sys.argv[1])
 n = 0
 while True:

@@ -8,12 +8,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.domain.task_file import load_tasks
-from verifier.realism import task_problems
-from verifier.verify import verify_domain
+from scaleenv_mcp.generator.tasks import synthesize_tasks
+from scaleenv_mcp.verifier.realism import task_problems
+from scaleenv_mcp.verifier.verify import verify_domain
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "acting_domains" / "lending_desk"
 
@@ -116,7 +116,7 @@ def test_refusal_tasks_ask_for_what_a_policy_only_rule_forbids(synthesized, tmp_
 
 
 def test_a_second_value_of_a_fact_is_named_by_its_role():
-    from generator.synthesis.executor import FactBook
+    from scaleenv_mcp.generator.synthesis.executor import FactBook
 
     facts = FactBook()
     assert facts.add("email", "ada@example.org") == "email"
@@ -132,7 +132,7 @@ def test_a_second_value_of_a_fact_is_named_by_its_role():
 
 
 def test_a_second_errand_names_its_own_row_not_the_first_ones():
-    from generator.synthesis.templates import _goal_view
+    from scaleenv_mcp.generator.synthesis.templates import _goal_view
 
     known = {"device_name": "Main Thermostat", "device_name_2": "Kitchen Lights", "email": "ada@example.org"}
     assert _goal_view(known, {"device_name": "Main Thermostat"})["device_name"] == "Main Thermostat"
@@ -148,7 +148,7 @@ def test_a_phrasing_names_what_each_argument_was_given():
     """smart_home-1-0385: the room a device moves into was read off the Kettle Plug's row, so the
     Kettle Plug's name describes the room's source, not the device moved: {device_name} is the
     moved device's own selector and {room_name} the room's label."""
-    from generator.synthesis.templates import _goal_view, argument_slots
+    from scaleenv_mcp.generator.synthesis.templates import _goal_view, argument_slots
 
     records = [
         {"action": 3, "argument": "device_id", "source": "call", "call": 1, "field": "items[0].device_id",

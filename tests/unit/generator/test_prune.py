@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.synthesis.arguments import Observation
-from generator.synthesis.executor import ChainRun
-from generator.synthesis.prune import drop_needless_reads, drop_repeated_reads
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import TaskAction
+from scaleenv_mcp.generator.synthesis.arguments import Observation
+from scaleenv_mcp.generator.synthesis.executor import ChainRun
+from scaleenv_mcp.generator.synthesis.prune import drop_needless_reads, drop_repeated_reads
 
 MANIFEST = load_domain(Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library").manifest
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 
 
 def _task(index: int, kind: str) -> Task:

@@ -17,17 +17,17 @@ import anyio
 import pytest
 from typer.testing import CliRunner
 
-from generator.drafts import TaskWording
-from generator.roles import RolesFile, resolve_roles
-from generator.synthesis.rewording import check_wording, reword_tasks, task_writer_asker
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.cli import tasks as tasks_cli
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, TaskAction, UserSpec
 from scaleenv_mcp.domain.task_file import load_tasks
+from scaleenv_mcp.generator.drafts import TaskWording
+from scaleenv_mcp.generator.roles import RolesFile, resolve_roles
+from scaleenv_mcp.generator.synthesis.rewording import check_wording, reword_tasks, task_writer_asker
+from scaleenv_mcp.generator.tasks import synthesize_tasks
+from scaleenv_mcp.verifier.realism import internal_ids
 from tests.support_llm_server import FakeLLM, Fault
-from verifier.realism import internal_ids
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 Answer = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]

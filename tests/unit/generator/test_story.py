@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from generator.graph import build_graph
-from generator.synthesis.chain import ChainSampler
-from generator.synthesis.lookups import lookup_sources
-from generator.synthesis.slots import fill_slots, money, slot_names
-from generator.synthesis.story import Story, written_rows
-from generator.synthesis.world import World
 from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.generator.graph import build_graph
+from scaleenv_mcp.generator.synthesis.chain import ChainSampler
+from scaleenv_mcp.generator.synthesis.lookups import lookup_sources
+from scaleenv_mcp.generator.synthesis.slots import fill_slots, money, slot_names
+from scaleenv_mcp.generator.synthesis.story import Story, written_rows
+from scaleenv_mcp.generator.synthesis.world import World
 from scaleenv_mcp.state.diff import RowChange, StateDiff, TableDiff
 
 SMART_HOME = Path(__file__).resolve().parents[3] / "domains" / "smart_home"

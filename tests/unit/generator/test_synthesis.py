@@ -13,13 +13,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from generator.diversity import diversity_report
-from generator.synthesis.start_state import DistractorBuilder
-from generator.synthesis.values import schema_values
-from generator.synthesis.world import World
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task_file import load_tasks
+from scaleenv_mcp.generator.diversity import diversity_report
+from scaleenv_mcp.generator.synthesis.start_state import DistractorBuilder
+from scaleenv_mcp.generator.synthesis.values import schema_values
+from scaleenv_mcp.generator.synthesis.world import World
+from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.state.start_states import build_start_state
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
@@ -127,7 +127,7 @@ def test_tasks_report_command(package: Path):
 
 
 def test_the_user_profile_is_the_person_the_facts_name():
-    from generator.synthesis.templates import person_profile
+    from scaleenv_mcp.generator.synthesis.templates import person_profile
 
     world = World(load_domain(FIXTURE).manifest, load_domain(FIXTURE).seed)
     assert person_profile(world, {"member_id": "MEM-00001"}) == "Ada Byron (ada@example.org)"
@@ -138,7 +138,7 @@ def test_the_user_profile_is_the_person_the_facts_name():
 def test_only_ids_flow_and_each_list_they_come_from_needs_a_name():
     """An id out of a list of lists is picked by a field at every level (the Dune of the Central
     branch); a title never flows from a result into a call: the user says what a row should hold."""
-    from generator.synthesis.arguments import ArgumentResolver, Observation
+    from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Observation
 
     loaded = load_domain(FIXTURE)
     resolver = ArgumentResolver(loaded.manifest, World(loaded.manifest, loaded.seed), random.Random(0))
@@ -160,7 +160,7 @@ def test_only_ids_flow_and_each_list_they_come_from_needs_a_name():
 def test_a_reference_a_write_takes_from_another_row_comes_with_its_name():
     """Borrowing the book a loan is of is fair only when the user names that book: the id is a
     reference in the loan, not the loan's own id, so the book's title becomes a fact."""
-    from generator.synthesis.arguments import ArgumentResolver, Observation
+    from scaleenv_mcp.generator.synthesis.arguments import ArgumentResolver, Observation
 
     loaded = load_domain(FIXTURE)
     world = World(loaded.manifest, loaded.seed)

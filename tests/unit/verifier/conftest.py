@@ -8,9 +8,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from generator.tasks import synthesize_tasks
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.domain.task_file import load_tasks
+from scaleenv_mcp.generator.tasks import synthesize_tasks
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 

@@ -9,8 +9,8 @@ import pytest
 
 from scaleenv_mcp.domain.task import GoldSpec, PersonaRef, Task, TaskAction, TaskMeta, UserSpec
 from scaleenv_mcp.state.diff import StateDiff
-from verifier.perturb import changed_value
-from verifier.verify import VerifyReport, verify_domain
+from scaleenv_mcp.verifier.perturb import changed_value
+from scaleenv_mcp.verifier.verify import VerifyReport, verify_domain
 
 pytestmark = pytest.mark.anyio
 
@@ -110,7 +110,7 @@ async def test_domain_changed_after_verification_fails(synthesized, tmp_path: Pa
 
 
 async def test_determinism_gate_reports_a_different_end_state(synthesized):
-    from verifier.determinism import verify_determinism
+    from scaleenv_mcp.verifier.determinism import verify_determinism
 
     package, tasks = synthesized
     expected = {t.id: t.gold.fingerprint for t in tasks[:2] if t.gold}

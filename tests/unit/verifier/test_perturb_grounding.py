@@ -7,10 +7,10 @@ from pathlib import Path
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.model import RowOp
-from verifier.grounding import check_grounding, label_is_ambiguous
-from verifier.paths import get_path, leaf_values, list_levels, parent_list, selector_field
-from verifier.perturb import argument_variants, changed_value, distractor_variants
-from verifier.replay import ActionResult
+from scaleenv_mcp.verifier.grounding import check_grounding, label_is_ambiguous
+from scaleenv_mcp.verifier.paths import get_path, leaf_values, list_levels, parent_list, selector_field
+from scaleenv_mcp.verifier.perturb import argument_variants, changed_value, distractor_variants
+from scaleenv_mcp.verifier.replay import ActionResult
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 MANIFEST = load_domain(FIXTURE).manifest

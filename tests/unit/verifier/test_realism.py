@@ -7,7 +7,7 @@ from typing import Any
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import GoldSpec, PersonaRef, Task, TaskAction, UserSpec
 from scaleenv_mcp.state.diff import StateDiff
-from verifier.realism import internal_ids, realism_report, task_problems
+from scaleenv_mcp.verifier.realism import internal_ids, realism_report, task_problems
 
 ACTING = {"argument": "acting_member_id", "kinds": ["member"]}
 
@@ -117,7 +117,7 @@ def test_a_gold_write_on_a_row_a_policy_only_rule_forbids_is_named():
 
 
 def test_targets_are_shares_of_the_tasks_and_say_which_are_missed():
-    from verifier.realism import RealismReport
+    from scaleenv_mcp.verifier.realism import RealismReport
 
     report = RealismReport(domain="d", tasks=100, user_text_with_internal_ids=1, openings_with_internal_ids=0,
                            single_principal=100, one_call_all_stated=5, mean_gold_length=3.9, without_read=0,
@@ -131,7 +131,7 @@ def test_targets_are_shares_of_the_tasks_and_say_which_are_missed():
 def test_start_rows_apply_every_setup_operation():
     """The start state a check reads is the seed with the task's inserts, updates and deletes."""
     from scaleenv_mcp.state.model import RowOp
-    from verifier.realism import start_rows
+    from scaleenv_mcp.verifier.realism import start_rows
 
     seed = {"loans": [{"loan_id": "LN-1", "title": "Dune"}, {"loan_id": "LN-2", "title": "Emma"}]}
     task = Task(id="t", domain="lending", difficulty="easy", user=UserSpec(opening="Hi", instruction="x"), actions=[],

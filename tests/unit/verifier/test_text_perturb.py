@@ -11,9 +11,9 @@ from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.state.diff import StateDiff, TableDiff
 from scaleenv_mcp.state.reward import compute_reward
 from scaleenv_mcp.state.similarity import is_semantic_match
-from verifier.perturb import argument_variants, is_free_text
-from verifier.text_perturb import negated, number_changed
-from verifier.verify import verify_domain
+from scaleenv_mcp.verifier.perturb import argument_variants, is_free_text
+from scaleenv_mcp.verifier.text_perturb import negated, number_changed
+from scaleenv_mcp.verifier.verify import verify_domain
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "domains" / "tiny_library"
 MANIFEST = load_domain(FIXTURE).manifest

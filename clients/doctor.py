@@ -2,16 +2,22 @@
 
 Each probe is one small request (short timeout, no retries) on a point where servers differ
 (docs/model-servers.md): plain chat, tools with ``tool_choice`` auto and required and without
-it, a tool-result turn, an assistant turn with ``content: null``, structured output in each
+it, a tool-result turn, an assistant turn with ``content: null``, a history whose tool-call
+arguments are not JSON (vLLM and SGLang answer 400), structured output in each
 mode, a reply cut at a small ``max_tokens``, a ``pattern`` in a json_schema and, apart, in a
 tool's parameters (what eval's agent sends: every shipped domain has patterns). It prints a verdict
-per probe, what our clients do about it, and the roles-file lines to use. A port with nothing
-listening is one line naming the URL, exit 3.
+per probe, what our clients do about it, and the roles-file lines to use. The whole run has a
+wall-clock deadline (``--deadline``, 50 s): a server that accepts and never answers cannot make
+it hang probe after probe. A port with nothing listening, or a server that answers nothing
+before the deadline, is one line naming the URL, exit 3.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import time
 from typing import Annotated, Any
 
 import typer
@@ -43,18 +49,50 @@ class _Unreachable(Exception):
     pass
 
 
-def _call(client: Any, model: str, **request: Any) -> tuple[Any | None, str]:
-    """(completion, "") or (None, why): one request, no retries."""
-    import openai
+class _Prober:
+    """One endpoint's probes under one whole-run deadline: each request gets at most ``timeout`` and
+    at most what is left of ``deadline``, enforced on the wall clock (a server that accepts and never
+    answers, or drips a byte at a time under the read timeout, cannot stretch it); once the deadline
+    has passed, the remaining probes are not tried."""
 
-    try:
-        return client.chat.completions.create(model=model, **request), ""
-    except openai.APITimeoutError:
-        return None, "no answer within the timeout"
-    except openai.APIConnectionError as error:
-        raise _Unreachable(str(error)) from None
-    except openai.APIStatusError as error:
-        return None, f"HTTP {error.status_code}: {str(getattr(error, 'message', error))[:120]}"
+    def __init__(self, base_url: str, api_key: str | None, timeout: float, deadline: float) -> None:
+        import openai
+
+        self.timeout, self.deadline = timeout, deadline
+        self.ends = time.monotonic() + deadline
+        self.answered = False  # did any request get an answer (even a refusal)?
+        self.loop = asyncio.new_event_loop()
+        self.client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0,
+                                         timeout=timeout)
+
+    def call(self, model: str, request: dict[str, Any]) -> tuple[Any | None, str]:
+        """(completion, "") or (None, why): one request, no retries."""
+        import openai
+
+        budget = min(self.timeout, self.ends - time.monotonic())
+        if budget <= 0:
+            return None, f"not tried: doctor's {self.deadline:g}s deadline had passed"
+        try:
+            reply = self.loop.run_until_complete(
+                asyncio.wait_for(self.client.chat.completions.create(model=model, **request), budget))
+        except (asyncio.TimeoutError, openai.APITimeoutError):
+            return None, f"no answer within {budget:.3g}s"
+        except openai.APIConnectionError as error:
+            raise _Unreachable(str(error)) from None
+        except openai.APIStatusError as error:
+            self.answered = True
+            return None, f"refused (HTTP {error.status_code}: {str(getattr(error, 'message', error))[:120]})"
+        self.answered = True
+        return reply, ""
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.loop.run_until_complete(asyncio.wait_for(self.client.close(), 5))
+        self.loop.close()
+
+
+def _call(client: _Prober, model: str, **request: Any) -> tuple[Any | None, str]:
+    return client.call(model, request)
 
 
 def _parses(text: str | None) -> bool:
@@ -64,31 +102,40 @@ def _parses(text: str | None) -> bool:
         return False
 
 
-def _tool_probe(client: Any, model: str, name: str, choice: Any, action: str) -> Probe:
+def _tool_probe(client: _Prober, model: str, name: str, choice: Any, action: str) -> Probe:
     request: dict[str, Any] = {"messages": _ASK, "tools": [_TOOL], "max_tokens": 200}
     if choice is not None:
         request["tool_choice"] = choice
     reply, why = _call(client, model, **request)
     if reply is None:
-        return Probe(name=name, ok=False, verdict=f"refused ({why})", action=action)
+        return Probe(name=name, ok=False, verdict=why, action=action)
     calls = reply.choices[0].message.tool_calls or []
     if calls:
         return Probe(name=name, ok=True, verdict=f"tool call {calls[0].function.name}")
     return Probe(name=name, ok=False, verdict="answered in text, no tool call", action=action)
 
 
-def run_probes(base_url: str, model: str, api_key: str | None = None, timeout: float = 20.0) -> list[Probe]:
-    """Every probe against the endpoint, in order.
+def run_probes(base_url: str, model: str, api_key: str | None = None, timeout: float = 20.0,
+               deadline: float = 50.0) -> list[Probe]:
+    """Every probe against the endpoint, in order, all within ``deadline`` seconds.
 
     Raises:
-        _Unreachable: nothing answers at ``base_url``.
+        _Unreachable: nothing answers at ``base_url`` (no connection, or not one answer before the deadline).
     """
-    import openai
+    client = _Prober(base_url, api_key, timeout, deadline)
+    try:
+        probes = _probes(client, model)
+    finally:
+        client.close()
+    if not client.answered:
+        raise _Unreachable(f"it took the connection but answered nothing within doctor's {deadline:g}s deadline")
+    return probes
 
-    client = openai.OpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout)
+
+def _probes(client: _Prober, model: str) -> list[Probe]:
     probes = []
     reply, why = _call(client, model, messages=[{"role": "user", "content": "Say OK."}], max_tokens=16)
-    probes.append(Probe(name="chat", ok=reply is not None, verdict="ok" if reply else f"refused ({why})",
+    probes.append(Probe(name="chat", ok=reply is not None, verdict="ok" if reply else why,
                         action="" if reply else "nothing will work: check --model and the API key"))
     probes.append(_tool_probe(client, model, "tools, tool_choice auto", "auto",
                               "eval sends tool_choice auto; an agent without tool calls is reported (no_tool_call)"))
@@ -97,17 +144,20 @@ def run_probes(base_url: str, model: str, api_key: str | None = None, timeout: f
                               "this server shows tools only with tool_choice: eval always sends it"))
     call = {"id": "call_1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "ORD-1"}'}}
     result = {"role": "tool", "tool_call_id": "call_1", "content": '{"status": "shipped"}'}
-    for name, content, action in (("tool result turn", "", "eval cannot score agents on this server"),
-                                  ("assistant content null", None, 'eval sends content "" instead')):
-        turn = [*_ASK, {"role": "assistant", "content": content, "tool_calls": [call]}, result]
+    broken = {**call, "function": {**call["function"], "arguments": '{"order_id": "ORD-'}}  # a cut call's
+    for name, content, sent, action in (
+            ("tool result turn", "", call, "eval cannot score agents on this server"),
+            ("assistant content null", None, call, 'eval sends content "" instead'),
+            ("history arguments not JSON", "", broken, "eval sends a cut or malformed call's arguments back as {}")):
+        turn = [*_ASK, {"role": "assistant", "content": content, "tool_calls": [sent]}, result]
         reply, why = _call(client, model, messages=turn, tools=[_TOOL], tool_choice="auto", max_tokens=100)
-        probes.append(Probe(name=name, ok=reply is not None, verdict="accepted" if reply else f"refused ({why})",
+        probes.append(Probe(name=name, ok=reply is not None, verdict="accepted" if reply else why,
                             action="" if reply else action))
     probes += _structured_probes(client, model)
     reply, why = _call(client, model, messages=[{"role": "user", "content": "Count from 1 to 200, comma-separated."}],
                        max_tokens=8)
     if reply is None:
-        probes.append(Probe(name="truncation at max_tokens 8", ok=False, verdict=f"refused ({why})"))
+        probes.append(Probe(name="truncation at max_tokens 8", ok=False, verdict=why))
     else:
         finish, used = reply.choices[0].finish_reason, reply.usage.completion_tokens if reply.usage else None
         seen = is_truncated(finish, used, 8)
@@ -117,44 +167,44 @@ def run_probes(base_url: str, model: str, api_key: str | None = None, timeout: f
     return probes
 
 
-def _structured_probes(client: Any, model: str) -> list[Probe]:
+def _structured_probes(client: _Prober, model: str) -> list[Probe]:
     schema_format = {"type": "json_schema", "json_schema": {"name": "answer", "schema": _SCHEMA, "strict": False}}
     tool = {"type": "function", "function": {"name": "submit_answer", "parameters": _SCHEMA}}
     probes = []
     reply, why = _call(client, model, messages=_JSON_ASK, response_format=schema_format, max_tokens=100)
     good = reply is not None and _parses(reply.choices[0].message.content)
     probes.append(Probe(name="structured json_schema", ok=good, verdict="valid JSON" if good else
-                        (f"refused ({why})" if reply is None else "reply is not a JSON object"),
+                        (why if reply is None else "reply is not a JSON object"),
                         action="" if good else "generate tries plain mode (a 5xx once, a 400 for good)"))
     reply, why = _call(client, model, messages=_JSON_ASK, tools=[tool], max_tokens=100,
                        tool_choice={"type": "function", "function": {"name": "submit_answer"}})
     calls = (reply.choices[0].message.tool_calls or []) if reply is not None else []
     good = bool(calls) and _parses(calls[0].function.arguments)
     probes.append(Probe(name="structured tool (forced call)", ok=good, verdict="valid arguments" if good else
-                        (f"refused ({why})" if reply is None else "no forced call, or arguments not JSON"),
+                        (why if reply is None else "no forced call, or arguments not JSON"),
                         action="" if good else 'do not use structured = "tool"'))
     reply, why = _call(client, model, messages=_JSON_ASK, max_tokens=100)
     good = reply is not None and _parses(reply.choices[0].message.content)
     probes.append(Probe(name="structured plain", ok=good, verdict="valid JSON" if good else
-                        (f"refused ({why})" if reply is None else "not bare JSON (generate strips fences and repairs)")))
+                        (why if reply is None else "not bare JSON (generate strips fences and repairs)")))
     patterned = {**_SCHEMA, "properties": {"answer": {"type": "string", "pattern": "^[a-z]+$"}}}
     reply, why = _call(client, model, messages=_JSON_ASK, max_tokens=100, response_format={
         "type": "json_schema", "json_schema": {"name": "answer", "schema": patterned, "strict": False}})
     probes.append(Probe(name="schema pattern (json_schema)", ok=reply is not None,
-                        verdict="accepted" if reply else f"refused ({why})",
+                        verdict="accepted" if reply else why,
                         action="" if reply else 'use structured = "plain" (patterns are then checked by us)'))
     probes.append(_tool_pattern_probe(client, model))
     return probes
 
 
-def _tool_pattern_probe(client: Any, model: str) -> Probe:
+def _tool_pattern_probe(client: _Prober, model: str) -> Probe:
     """``pattern`` in a tool's parameters, apart from json_schema: a server may refuse one and not the
     other, and every shipped domain's tools have patterns (eval's agent sends them)."""
     order_id = {"type": "string", "pattern": "^ORD-[0-9]+$", "description": "The order's id."}
     tool = {"type": "function", "function": {**_TOOL["function"], "parameters": {
         **_TOOL["function"]["parameters"], "properties": {"order_id": order_id}}}}
     reply, why = _call(client, model, messages=_ASK, tools=[tool], tool_choice="auto", max_tokens=200)
-    return Probe(name="schema pattern (tools)", ok=reply is not None, verdict="accepted" if reply else f"refused ({why})",
+    return Probe(name="schema pattern (tools)", ok=reply is not None, verdict="accepted" if reply else why,
                  action="" if reply else "eval resends the tools with schemas reduced to a portable subset (results.json "
                                          "schema_fallback); in generate avoid structured = \"tool\"")
 
@@ -180,14 +230,16 @@ def doctor(
     base_url: Annotated[str, typer.Option(help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")],
     model: Annotated[str, typer.Option(help="Model name to probe.")],
     api_key: Annotated[str | None, typer.Option(help="API key (default: none; local servers need none).")] = None,
-    timeout: Annotated[float, typer.Option(min=1, help="Seconds per probe.")] = 20.0,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds per probe at most.")] = 20.0,
+    deadline: Annotated[float, typer.Option(min=1, help="Seconds for the whole run: probes not tried by then "
+                                                         "are reported as not tried.")] = 50.0,
     json_output: Annotated[bool, typer.Option("--json", help="Print the verdicts as JSON.")] = False,
 ) -> None:
     """Probe an endpoint: what works, what eval and generate will do about what does not, roles-file lines."""
     from scaleenv_mcp.console import EXIT_ENV, console, err_console, print_json
 
     try:
-        probes = run_probes(base_url, model, api_key, timeout)
+        probes = run_probes(base_url, model, api_key, timeout, deadline)
     except _Unreachable as error:
         err_console.print(f"[bold red]error:[/] nothing answers at {base_url} ({error})", highlight=False)
         raise typer.Exit(EXIT_ENV) from None

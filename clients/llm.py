@@ -85,6 +85,16 @@ def _tool_calls(raw: list[dict[str, Any]], truncated: bool = False) -> list[Tool
     return calls
 
 
+def _replayable(call: dict[str, Any]) -> dict[str, Any]:
+    """A tool call as it can go back in the history: broken arguments (a cut or malformed reply; the
+    agent is told so by the tool error) become ``{}``."""
+    try:
+        whole = isinstance(json.loads(call["function"].get("arguments") or ""), dict)
+    except json.JSONDecodeError:
+        whole = False
+    return call if whole else {**call, "function": {**call["function"], "arguments": "{}"}}
+
+
 class LLMClient:
     """One shared ``AsyncOpenAI`` (building one costs tens of milliseconds) per model endpoint."""
 
@@ -138,13 +148,20 @@ class LLMClient:
         fallback = stored.get("schema_fallback")
         if fallback and self._endpoint.schema_fallback is None:
             self._endpoint.schema_fallback = fallback  # learned from the cache: the same endpoint refused
-        message = stored["message"]
-        content = message.get("content")
-        message = {**message, "content": content or ""}  # never null: servers with strict schemas answer 500
-        truncated = is_truncated(stored.get("finish_reason"), stored["usage"]["completion"], self.settings.max_tokens)
-        usage = TokenUsage(prompt=stored["usage"]["prompt"], completion=stored["usage"]["completion"], requests=1,
+        raw = stored["message"]
+        content, calls = raw.get("content"), raw.get("tool_calls") or []
+        counted = stored["usage"]["completion"]  # None: the server reported no usage, the text tells
+        said = [content or "", *(call["function"].get("arguments") or "" for call in calls)]
+        truncated = any(is_truncated(stored.get("finish_reason"), counted, self.settings.max_tokens, text)
+                        for text in said)
+        # never null content (llama-cpp-python answers 500), never arguments that are not a JSON object
+        # (vLLM and SGLang parse the history's tool-call arguments and answer 400 to the whole request)
+        message = {**raw, "content": content or ""}
+        if calls:
+            message["tool_calls"] = [_replayable(call) for call in calls]
+        usage = TokenUsage(prompt=stored["usage"]["prompt"], completion=counted or 0, requests=1,
                            cached=int(cached), truncated=int(truncated), reduced_schemas=int(bool(fallback)))
-        return ChatReply(content=content, tool_calls=_tool_calls(message.get("tool_calls") or [], truncated),
+        return ChatReply(content=content, tool_calls=_tool_calls(calls, truncated),
                          message=message, usage=usage, truncated=truncated, schema_fallback=fallback)
 
     async def _send(self, request: dict[str, Any]) -> Any:
@@ -196,7 +213,7 @@ class LLMClient:
         usage = completion.usage
         stored = {"message": assistant, "finish_reason": completion.choices[0].finish_reason,
                   "usage": {"prompt": usage.prompt_tokens if usage else 0,
-                            "completion": usage.completion_tokens if usage else 0}}
+                            "completion": usage.completion_tokens if usage else None}}
         if reduced:
             stored["schema_fallback"] = self._endpoint.schema_fallback
         return stored

@@ -60,6 +60,10 @@ class LLMOutputError(ScaleEnvError):
 class _SchemaRefused(Exception):
     """The endpoint answered 400/422 to a request carrying response_format or tools."""
 
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
+
 
 class _StructuredFailed(Exception):
     """The endpoint answered 5xx to a structured request: maybe the mode, maybe an outage."""
@@ -71,6 +75,10 @@ class _StructuredFailed(Exception):
 
 class _ProbeFailed(Exception):
     """The one plain-mode try after a structured 5xx failed too: the endpoint is failing, not the mode."""
+
+
+#: Where a structured mode the endpoint refuses (4xx) or fails on (5xx) falls back to, once per call.
+_NEXT_MODE = {"tool": "json_schema", "json_schema": "plain"}
 
 
 def _plain_instructions(schema: dict[str, Any]) -> str:
@@ -107,6 +115,7 @@ class LLMClient:
         self._gate = asyncio.Semaphore(max(1, concurrency))
         self._clients: dict[tuple[str | None, str], openai.AsyncOpenAI] = {}
         self._plain_endpoints: set[str] = set()
+        self._fell_back: dict[tuple[str, str], str] = {}  # (endpoint, structured) -> the mode that then worked
         self._warn = warn or (lambda message: None)
         self.warnings: list[str] = []  # said once each; the report keeps them
 
@@ -125,7 +134,7 @@ class LLMClient:
 
     def _mode(self, rs: ResolvedRole) -> str:
         if rs.structured != "auto":
-            return rs.structured
+            return self._fell_back.get(self._endpoint_mode(rs), rs.structured)
         endpoint = rs.base_url or "openai-default"
         if endpoint in self._plain_endpoints or self.store.get("endpoint", content_key(endpoint)):
             self._plain_endpoints.add(endpoint)
@@ -156,30 +165,32 @@ class LLMClient:
         """
         rs = self.roles[role]
         schema = output.model_json_schema()
-        mode = failed_mode = self._mode(rs)
-        fallback, probe = True, False
+        first = mode = self._mode(rs)
+        probing, probe = True, False  # probing: a move to the next mode is tried once, free of the budget
         while True:
             try:
                 answer = await self._converse(rs, stage, mode, messages, schema, output, ledger, context,
-                                              fallback=fallback, probe=probe)
+                                              fallback=probing, probe=probe)
+                if mode != first:
+                    self._fell_back[self._endpoint_mode(rs)] = mode  # later calls start where this one ended
                 if probe and rs.structured == "auto":
                     self._refused(rs)  # plain worked where the structured mode got a 5xx: keep using it
                 return answer
-            except _StructuredFailed as failed:
+            except (_StructuredFailed, _SchemaRefused) as failed:
+                refused = isinstance(failed, _SchemaRefused)
+                if refused and rs.structured == "auto":
+                    self._refused(rs)  # a 400/422 to json_schema: this endpoint has none, for good
+                following = _NEXT_MODE[mode]
                 self.warn_once(f"{rs.base_url or 'OpenAI'} answered HTTP {failed.status} to structured output "
-                               f"({failed_mode}) for role {role}; trying plain JSON instructions once. If this "
-                               f"server cannot do {failed_mode}, set structured = \"plain\" for it in the roles file")
+                               f"({mode}) for role {role}; trying {following} once. If this server cannot do "
+                               f"{mode}, set structured = \"{following}\" for it in the roles file")
                 ledger.add(stage, role, fallbacks=1)
-                mode, fallback, probe = "plain", False, True
+                mode, probe = following, probing and not (refused and rs.structured == "auto")
             except _ProbeFailed:
-                mode, probe = failed_mode, False  # an outage, not the mode: back to the retry budget
-            except _SchemaRefused:
-                if rs.structured != "auto":
-                    raise LLMEndpointError(f"endpoint {rs.base_url} refused structured output mode {mode} for "
-                                           f"role {role}; set structured = \"plain\" for it in the roles file") from None
-                self._refused(rs)
-                ledger.add(stage, role, fallbacks=1)
-                mode = "plain"
+                mode, probing, probe = first, False, False  # an outage, not the mode: back to the retry budget
+
+    def _endpoint_mode(self, rs: ResolvedRole) -> tuple[str, str]:
+        return rs.base_url or "openai-default", rs.structured
 
     async def _converse(self, rs: ResolvedRole, stage: str, mode: str, messages: list[Message],
                         schema: dict[str, Any], output: type[Model], ledger: UsageLedger,
@@ -192,7 +203,9 @@ class LLMClient:
             reply = await self._exchange(rs, stage, mode, conversation, schema, max_tokens, ledger,
                                          fallback=fallback, probe=probe)
             probe = False  # the endpoint answered: later failures spend the budget as usual
-            truncated = is_truncated(reply["finish_reason"], reply["completion_tokens"], max_tokens)
+            counted = reply["completion_tokens"] if reply.get("usage_reported", True) else None
+            truncated = is_truncated(reply["finish_reason"], counted, max_tokens,
+                                     reply.get("tool_arguments") or reply["text"])
             if truncated:
                 if mode == "plain" and continuations < _MAX_CONTINUATIONS:
                     text += reply["text"]
@@ -215,7 +228,7 @@ class LLMClient:
                 if truncated:  # a repair would be cut off again
                     raise LLMOutputError(f"role {rs.role} ({rs.model}): the reply was cut off at max_tokens "
                                          f"{max_tokens} (finish_reason {reply['finish_reason']!r}, "
-                                         f"{reply['completion_tokens']} completion tokens) in {mode} mode; raise "
+                                         f"{_tokens_said(reply)}) in {mode} mode; raise "
                                          f"max_tokens for this role in the roles file") from None
                 if repairs >= self.max_repairs:
                     raise LLMOutputError(f"role {rs.role} ({rs.model}) gave no valid output after {repairs} "
@@ -236,7 +249,7 @@ class LLMClient:
         stored = self.store.get("llm", key)
         if stored is not None:
             if stored.get("refused"):
-                raise _SchemaRefused()
+                raise _SchemaRefused(int(stored.get("status") or 400))
             ledger.add(stage, rs.role, stored_calls=1, prompt_tokens=stored["prompt_tokens"],
                        completion_tokens=stored["completion_tokens"])
             return stored
@@ -264,7 +277,8 @@ class LLMClient:
         record = {"text": choice.message.content or "", "finish_reason": choice.finish_reason or "stop",
                   "tool_arguments": calls[0].function.arguments if calls else None,
                   "prompt_tokens": (usage.prompt_tokens or 0) if usage else 0,
-                  "completion_tokens": (usage.completion_tokens or 0) if usage else 0}
+                  "completion_tokens": (usage.completion_tokens or 0) if usage else 0,
+                  "usage_reported": usage is not None}
         return self._received(record, key, stage, rs.role, ledger)
 
     def _received(self, record: dict[str, Any], key: str, stage: str, role: str, ledger: UsageLedger) -> dict[str, Any]:
@@ -284,7 +298,7 @@ class LLMClient:
             except (openai.BadRequestError, openai.UnprocessableEntityError) as error:
                 if mode != "plain":
                     self.store.put("llm", key, {"refused": True, "status": error.status_code})
-                    raise _SchemaRefused() from None
+                    raise _SchemaRefused(error.status_code) from None
                 raise LLMEndpointError(f"{rs.base_url or 'OpenAI'} refused the request for role {rs.role} "
                                        f"(HTTP {error.status_code}): {_brief(error)}") from None
             except openai.APIStatusError as error:
@@ -305,6 +319,12 @@ class LLMClient:
             await self.budget.spend(attempt, reason, retry_after)  # raises when none is left: not a retry
             ledger.add(stage, rs.role, retries=1)
             attempt += 1
+
+
+def _tokens_said(reply: dict[str, Any]) -> str:
+    if not reply.get("usage_reported", True):
+        return "no usage reported: the JSON never closed"
+    return f"{reply['completion_tokens']} completion tokens"
 
 
 def _brief(error: openai.APIStatusError) -> str:

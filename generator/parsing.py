@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from scaleenv_mcp.truncation import json_end
+
 __all__ = ["ParseProblem", "extract_json", "parse_reply"]
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -37,28 +39,9 @@ class ParseProblem(Exception):
 
 def _balanced(text: str, start: int) -> str | None:
     """The balanced {...} or [...] starting at ``start``, skipping brackets inside strings."""
-    opener = text[start]
-    closer = "}" if opener == "{" else "]"
-    depth, in_string, escaped = 0, False, False
-    for index in range(start, len(text)):
-        char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-            continue
-        if char == '"':
-            in_string = True
-        elif char in "{[":
-            depth += 1
-        elif char in "}]":
-            depth -= 1
-            if depth == 0:
-                return text[start:index + 1] if char == closer else None
-    return None
+    end = json_end(text, start)
+    closer = "}" if text[start] == "{" else "]"
+    return text[start:end] if end is not None and text[end - 1] == closer else None
 
 
 def _candidates(text: str) -> list[str]:

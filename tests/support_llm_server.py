@@ -7,7 +7,8 @@ the generator puts in every system prompt) and by the markers of the user messag
 freely. Defects are injected per role on demand, the way real endpoints misbehave: code
 fences, prose around the JSON, a missing field, truncation (finish_reason "length"), HTTP
 429 and 500, slow replies, refusal of ``response_format``, and a reply cut at max_tokens that
-a server reports as "stop" or "tool_calls" (``cut``: only the token count tells); a server
+a server reports as "stop" or "tool_calls" (``cut``: only the token count tells;
+``cut_no_usage``: no usage either, only the unclosed JSON tells); a server
 ``profile`` (tests/support_server_profiles.py) answers what llama.cpp, vLLM, Ollama or
 SGLang would (a 500 to json_schema, a forced tool call ignored); and behaviours: a buggy tool
 fixed by the debug agent, a tool that never passes, a tool draft that loops forever (fixed by
@@ -47,7 +48,7 @@ class Fault:
     """One injected defect for the next request(s) of ``role`` (and ``tool``/``table`` when given)."""
 
     role: str
-    kind: str  # fence | prose | missing_field | truncate | cut | http429 | http500 | slow | bad_json
+    kind: str  # fence | prose | missing_field | truncate | cut | cut_no_usage | http429 | http500 | slow | bad_json
     times: int = 1
     marker: str | None = None
     seconds: float = 0.0
@@ -208,9 +209,10 @@ class FakeLLM:
             if kind == "continue":
                 done = next(m["content"] for m in reversed(messages) if m["role"] == "assistant")
                 text = full[len(done):]
-            elif fault is not None and fault.kind == "cut":  # cut at max_tokens, reported as a normal stop
+            elif fault is not None and fault.kind in ("cut", "cut_no_usage"):  # cut at max_tokens, said "stop"
                 logged("200")
-                return _completion(body, full[: len(full) // 2], "stop", self.profile, cut=True)
+                return _completion(body, full[: len(full) // 2], "stop", self.profile, cut=True,
+                                   usage=fault.kind == "cut")
             elif fault is not None:
                 text, finish = _defect(fault.kind, full)
             logged("200")
@@ -251,21 +253,27 @@ def _error(status: int, message: str) -> JSONResponse:
                         headers=headers)
 
 
-def _completion(body: dict[str, Any], text: str, finish: str, profile: ServerProfile, cut: bool = False) -> JSONResponse:
+def _completion(body: dict[str, Any], text: str, finish: str, profile: ServerProfile, cut: bool = False,
+                usage: bool = True) -> JSONResponse:
     """The reply; a forced tool call when the request forced one and the server honours it; ``cut``:
-    every max_tokens token used, reported the way ``profile`` reports a cut reply."""
+    every max_tokens token used, reported the way ``profile`` reports a cut reply (a call with broken
+    arguments, or its text when the server's tool parser gives up); ``usage`` False: no usage at all."""
     prompt = sum(len(str(m.get("content") or "")) for m in body["messages"]) // 4
     message: dict[str, Any] = {"role": "assistant", "content": text}
     if "tools" in body and finish == "stop" and profile.forces_named_tool(body):
         name = body["tools"][0]["function"]["name"]
-        message = {"role": "assistant", "content": None,
-                   "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]}
-        finish = profile.cut_tool_call_finish if cut else "tool_calls"
-    usage = cut_usage(body, prompt) if cut else {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
-                                                 "total_tokens": prompt + len(text) // 4}
-    return JSONResponse({"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
-                         "model": body.get("model", "fake"),
-                         "choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": usage})
+        as_text = profile.cut_call_text(body, name, text) if cut else None
+        if as_text is None:
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": name, "arguments": text}}]}
+            finish = profile.cut_tool_call_finish if cut else profile.forced_call_finish
+        else:
+            message = {"role": "assistant", "content": as_text}
+    counted = cut_usage(body, prompt) if cut else {"prompt_tokens": prompt, "completion_tokens": len(text) // 4,
+                                                   "total_tokens": prompt + len(text) // 4}
+    reply = {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+             "model": body.get("model", "fake"), "choices": [{"index": 0, "message": message, "finish_reason": finish}]}
+    return JSONResponse({**reply, "usage": counted} if usage else reply)
 
 
 @contextlib.contextmanager

@@ -4,12 +4,15 @@ Both loopback servers (tests/support_llm_server.py for generate, tests/integrati
 for eval) take a ``ServerProfile`` and behave like that server would on the points our
 clients depend on: which request fields it refuses and with which status, whether it shows
 the model its tools without ``tool_choice``, whether it honours a forced (named) tool
-choice, and how it reports a reply cut at ``max_tokens``. The behaviours and their sources
+choice and with which finish_reason, how it reports a reply cut at ``max_tokens`` (a tool call
+with broken arguments, or the call's text when its parser gave up), and whether it refuses a
+history whose tool-call arguments are not JSON. The behaviours and their sources
 are listed in docs/model-servers.md; each field below says what it stands for.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,12 +34,29 @@ class ServerProfile:
     cut_tool_call_finish: str = "length"
     # status answered to a tool or response schema holding "pattern" (None: supported)
     pattern_status: int | None = None
+    # finish_reason of a complete forced call (tool_choice named or "required"): vLLM keeps the engine's
+    # "stop" (it says "tool_calls" only when its auto parser found the calls); the others say "tool_calls"
+    forced_call_finish: str = "tool_calls"
+    # a tool call cut at max_tokens comes back as text content, no tool_calls: the server's tool parser
+    # could not parse it (vLLM and SGLang with tool_choice auto; SGLang for a forced call too)
+    cut_auto_call_as_text: bool = False
+    cut_forced_call_as_text: bool = False
+    # status answered when an assistant tool call in the history has arguments that are not JSON (vLLM and
+    # SGLang json.loads them before applying the chat template; a ValueError there is a 400)
+    broken_history_arguments_status: int | None = None
+    # status answered to any request with tools (llama.cpp's llama-server without --jinja: 500 "tools param
+    # requires --jinja flag"; a gateway without tool support: 400). None: tools are taken
+    tools_status: int | None = None
 
     def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
         """(status, message) when this server refuses the request as a whole, else None."""
         for index, message in enumerate(body.get("messages", [])):
             if "content" in message and message["content"] is None and self.null_content_status:
                 return self.null_content_status, f"messages.{index}.content: Input should be a valid string"
+        if self.broken_history_arguments_status and _broken_history_arguments(body.get("messages", [])):
+            return self.broken_history_arguments_status, "Expecting value: line 1 column 1 (char 0)"
+        if self.tools_status and body.get("tools"):
+            return self.tools_status, "tools param requires --jinja flag"
         response_format = body.get("response_format") or {}
         if response_format.get("type") == "json_schema" and self.json_schema_status:
             return self.json_schema_status, "response_format json_schema: failed to build the grammar"
@@ -52,6 +72,30 @@ class ServerProfile:
         """A forced function call that this server honours (else the model may answer in text)."""
         choice = body.get("tool_choice")
         return isinstance(choice, dict) and not self.ignores_named_tool_choice
+
+    def forced(self, body: dict[str, Any]) -> bool:
+        """Does this request force a tool call (tool_choice named or "required")?"""
+        choice = body.get("tool_choice")
+        return isinstance(choice, dict) or choice == "required"
+
+    def cut_call_text(self, body: dict[str, Any], name: str, arguments: str) -> str | None:
+        """The text content a tool call cut at max_tokens comes back as when this server's parser gives
+        up on it (SGLang's forced calls are a JSON array, auto calls the model's own markup), else None."""
+        if self.forced(body) and self.cut_forced_call_as_text:
+            return f'[{{"name": "{name}", "parameters": {arguments}'
+        if not self.forced(body) and self.cut_auto_call_as_text:
+            return f'<tool_call>\n{{"name": "{name}", "arguments": {arguments}'
+        return None
+
+
+def _broken_history_arguments(messages: list[dict[str, Any]]) -> bool:
+    for message in messages:
+        for call in message.get("tool_calls") or []:
+            try:
+                json.loads(call.get("function", {}).get("arguments") or "{}")
+            except json.JSONDecodeError:
+                return True
+    return False
 
 
 def uses_keyword(value: Any, keyword: str) -> bool:
@@ -80,10 +124,17 @@ PROFILES = {
     # llama-cpp-python 0.3.x `python -m llama_cpp.server --chat_format chatml-function-calling` (issue #31).
     "llama.cpp": ServerProfile("llama.cpp", null_content_status=500, tools_need_tool_choice=True,
                                json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500),
-    # vLLM served with --enable-auto-tool-choice --tool-call-parser (without them tool_choice auto is a 400).
-    "vllm": ServerProfile("vllm"),
+    # vLLM served with --enable-auto-tool-choice --tool-call-parser P (docs/features/tool_calling.md;
+    # entrypoints/openai/serving_chat.py; chat_utils._postprocess_messages): named and "required" calls come
+    # from structured outputs with finish_reason "stop"; the auto parser gives up on a cut call (text
+    # content); tool-call arguments in the history must be JSON (else 400).
+    "vllm": ServerProfile("vllm", forced_call_finish="stop", cut_auto_call_as_text=True,
+                          broken_history_arguments_status=400),
     # Ollama's /v1 compatibility layer: tool_choice is not a supported field (a forced call is not honoured).
     "ollama": ServerProfile("ollama", ignores_named_tool_choice=True),
-    # SGLang with --tool-call-parser: OpenAI-like; a wrong json_schema is a 400.
-    "sglang": ServerProfile("sglang"),
+    # SGLang with --tool-call-parser P (srt/entrypoints/openai/serving_chat.py: _process_tool_calls,
+    # _apply_jinja_template): a forced call is a JSON array under a grammar, parsed after the fact, so a cut
+    # one (auto or forced) comes back as text; history arguments are orjson.loads'd (a ValueError: 400).
+    "sglang": ServerProfile("sglang", cut_auto_call_as_text=True, cut_forced_call_as_text=True,
+                            broken_history_arguments_status=400),
 }

@@ -14,7 +14,9 @@ one reply when ``parallel`` is set), then a final message wrapped around a priva
 ``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
-(a cut tool call, then cut prose, alternately). ``profile`` (tests/support_server_profiles.py)
+(a cut tool call, then cut prose, alternately); ``malformed`` makes its first tool call carry
+arguments that are not JSON (vLLM's docs: auto-parsed arguments "may occasionally be malformed").
+``"usage": false`` drops usage from every reply (only the text can tell a cut reply then). ``profile`` (tests/support_server_profiles.py)
 makes the server refuse and answer what that server would (null content, tools without
 tool_choice, the way a cut reply is reported). Every request is logged (``requests``), with the
 read timeout the client sent along (``timeouts``).
@@ -84,6 +86,13 @@ class ScenarioServer:
         if task.get("ask_first") and users == 1 and done == 0:
             return {"role": "assistant", "content": QUESTION}
         actions = task["actions"]
+        if task.get("malformed") and actions:  # first a call whose arguments are not JSON, then the gold ones
+            if done == 0:
+                arguments = json.dumps(actions[0]["arguments"]).replace('"', "'")
+                return {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "call_m", "type": "function", "function": {"name": actions[0]["tool"],
+                                                                        "arguments": arguments}}]}
+            done -= 1
         if done < len(actions):
             batch = actions[done:done + (2 if task.get("parallel") else 1)]
             return {"role": "assistant", "content": None, "tool_calls": [
@@ -106,11 +115,11 @@ class ScenarioServer:
         self.requests.append(body)
         self.timeouts.append((body.get("model", ""), request.headers.get("x-stainless-read-timeout")))
         messages = body.get("messages", [])
+        if self.scenario.get("delay"):
+            await asyncio.sleep(self.scenario["delay"])
         if body["model"] == GENERIC:
             return self._generic(body)
         found = self._task(messages)
-        if self.scenario.get("delay"):
-            await asyncio.sleep(self.scenario["delay"])
         if found is None:
             return JSONResponse({"error": {"message": "unknown scenario"}}, status_code=400)
         opening, task = found
@@ -121,8 +130,8 @@ class ScenarioServer:
             return JSONResponse({"error": {"message": refused[1]}}, status_code=refused[0])
         prompt = len(json.dumps(messages)) // 4
         if body["model"] == self.scenario["agent_model"] and task.get("ramble"):
-            message, finish = self._ramble(messages, task)
-            return JSONResponse(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)))
+            message, finish = self._ramble(body, task)
+            return self._reply(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)))
         if body["model"] == self.scenario["agent_model"] and (task.get("never_calls")
                                                               or not self.profile.shows_tools(body)):
             message = {"role": "assistant", "content": NO_TOOLS}  # the model never saw a tool
@@ -132,7 +141,13 @@ class ScenarioServer:
             message = self._user(messages)
         else:
             return JSONResponse({"error": {"message": f"unknown model {body['model']}"}}, status_code=404)
-        return JSONResponse(_completion(body["model"], message, prompt))
+        return self._reply(_completion(body["model"], message, prompt))
+
+    def _reply(self, completion: dict[str, Any]) -> JSONResponse:
+        """The completion, without its usage when the scenario says the server reports none."""
+        if self.scenario.get("usage", True) is False:
+            completion = {k: v for k, v in completion.items() if k != "usage"}
+        return JSONResponse(completion)
 
     def _generic(self, body: dict[str, Any]) -> JSONResponse:
         """Any request to model ``GENERIC``, as a small model on this profile's server would answer
@@ -151,20 +166,27 @@ class ScenarioServer:
             name = choice["function"]["name"] if forced else body["tools"][0]["function"]["name"]
             if not (isinstance(choice, dict) and not forced):  # an ignored forced call: the model chats instead
                 arguments = '{"answer": "ok"}' if forced else '{"order_id": "ORD-1"}'
-                return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": None, "tool_calls": [
-                    {"id": "call_g", "type": "function", "function": {"name": name, "arguments": arguments}}]}, prompt))
+                call = {"id": "call_g", "type": "function", "function": {"name": name, "arguments": arguments}}
+                finish = self.profile.forced_call_finish if self.profile.forced(body) else "tool_calls"
+                return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": None, "tool_calls": [call]},
+                                                prompt, finish))
         asked_json = "JSON" in str(body["messages"][-1].get("content"))
         text = '{"answer": "ok"}' if asked_json else "OK, I can help with that."
         return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": text}, prompt))
 
-    def _ramble(self, messages: list[dict[str, Any]], task: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    def _ramble(self, body: dict[str, Any], task: dict[str, Any]) -> tuple[dict[str, Any], str]:
         """A reply cut at max_tokens: a tool call whose arguments never close, or prose, alternately."""
+        messages = body["messages"]
         turn = sum(1 for m in messages if m["role"] == "assistant")
         if turn % 2 == 0 and task["actions"]:
+            name = task["actions"][0]["tool"]
             cut = json.dumps(task["actions"][0]["arguments"])[:-1] + ', "note": "' + RAMBLE * 3
+            as_text = self.profile.cut_call_text(body, name, cut)
+            if as_text is not None:  # the server's tool parser gave up on the cut call
+                return {"role": "assistant", "content": as_text}, "length"
             return {"role": "assistant", "content": None, "tool_calls": [
                 {"id": f"call_r{turn}", "type": "function",
-                 "function": {"name": task["actions"][0]["tool"], "arguments": cut}}]}, self.profile.cut_tool_call_finish
+                 "function": {"name": name, "arguments": cut}}]}, self.profile.cut_tool_call_finish
         return {"role": "assistant", "content": RAMBLE * 20}, "length"
 
     def app(self) -> Starlette:
@@ -195,11 +217,13 @@ def serve_llm(scenario_path: Path) -> Iterator[ScenarioServer]:
 
 def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset(), ask_first: bool = True,
                    parallel: set[str] = frozenset(), delay: float = 0.0, profile: str = "openai",
-                   ramble: set[str] = frozenset()) -> Path:
+                   ramble: set[str] = frozenset(), malformed: set[str] = frozenset(), usage: bool = True) -> Path:
     """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
-    scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile, "tasks": {
+    scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile,
+                "usage": usage, "tasks": {
         t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
-                         "parallel": t.id in parallel, "ramble": t.id in ramble, "communicate": list(t.communicate)}
+                         "parallel": t.id in parallel, "ramble": t.id in ramble, "malformed": t.id in malformed,
+                         "communicate": list(t.communicate)}
         for t in tasks}}
     path.write_text(json.dumps(scenario, indent=1))
     return path

@@ -7,10 +7,14 @@ port with nothing listening is one line naming the URL, exit 3.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +24,8 @@ from tests.integration.eval_llm_server import GENERIC, serve_llm
 #: profile -> probes that must fail there (every other probe passes)
 EXPECTED_FAILURES = {
     "openai": set(),
-    "vllm": set(),
-    "sglang": set(),
+    "vllm": {"history arguments not JSON"},
+    "sglang": {"history arguments not JSON"},
     "ollama": {"structured tool (forced call)"},
     "llama.cpp": {"tools, no tool_choice", "assistant content null", "structured json_schema",
                   "schema pattern (json_schema)", "schema pattern (tools)"},
@@ -62,3 +66,68 @@ def test_doctor_against_a_port_with_nothing_listening_says_so_in_one_line():
     assert done.returncode == 3
     lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
     assert len(lines) == 1 and url in lines[0]
+
+
+@contextlib.contextmanager
+def _stalling_server(kind: str) -> Iterator[str]:
+    """A port that takes connections and never finishes an answer: ``silent`` never accepts (the
+    kernel's backlog completes the handshake), ``drip`` sends headers, then a byte of body every 0.5 s,
+    each well inside any read timeout. Bounded: it stops after 60 s or when the test ends."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    stop = threading.Event()
+
+    def drip() -> None:
+        sock.settimeout(0.2)
+        ends, peers = time.monotonic() + 60, []
+        while not stop.is_set() and time.monotonic() < ends:
+            with contextlib.suppress(OSError):
+                peer, _ = sock.accept()
+                peer.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n")
+                peers.append(peer)
+            for peer in list(peers):
+                try:
+                    peer.sendall(b" ")
+                except OSError:
+                    peers.remove(peer)
+            stop.wait(0.5)
+        for peer in peers:
+            peer.close()
+
+    thread = threading.Thread(target=drip, daemon=True) if kind == "drip" else None
+    if thread:
+        thread.start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    finally:
+        stop.set()
+        if thread:
+            thread.join(timeout=5)
+        sock.close()
+
+
+@pytest.mark.parametrize("kind", ["silent", "drip"])
+def test_doctor_ends_by_its_deadline_whatever_the_server_does(kind: str):
+    """Per probe, --timeout 30 would take 13 x 30 s against a server that never answers; the whole-run
+    deadline ends it: one line naming the URL, exit 3 (subprocess's 60 s limit fails the test otherwise)."""
+    with _stalling_server(kind) as url:
+        done = subprocess.run([sys.executable, "-m", "scaleenv_mcp", "doctor", "--base-url", url, "--model", GENERIC,
+                               "--timeout", "30", "--deadline", "4"], capture_output=True, text=True, timeout=60)
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert len(lines) == 1 and url in lines[0] and "answered nothing within doctor's 4s deadline" in lines[0]
+
+
+def test_doctor_reports_the_probes_its_deadline_left_untried(tmp_path: Path):
+    """A server that answers, slowly: what was probed is reported, the rest says it was not tried."""
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps({"agent_model": "a", "user_model": "u", "profile": "openai", "tasks": {},
+                                    "delay": 1.0}))
+    with serve_llm(scenario) as server:
+        done = _doctor(server.base_url, "--json", "--deadline", "3.5")
+    assert done.returncode == 0, done.stderr[-2000:]
+    probes = {p["name"]: p for p in json.loads(done.stdout)["probes"]}
+    assert probes["chat"]["ok"]  # 13 probes of 1 s each cannot all fit in 3.5 s
+    untried = [name for name, p in probes.items() if p["verdict"].startswith("not tried: doctor's 3.5s deadline")]
+    assert "truncation at max_tokens 8" in untried and len(untried) < len(probes) - 1

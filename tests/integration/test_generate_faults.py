@@ -21,16 +21,18 @@ import pytest
 
 from scaleenv_mcp.generator.pipeline import generate
 from scaleenv_mcp.generator.report import GenerationReport
-from scaleenv_mcp.generator.roles import RolesFile, resolve_roles
+from scaleenv_mcp.generator.roles import RoleSettings, RolesFile, resolve_roles
 from scaleenv_mcp.generator.stages.context import GenerateSettings
 from tests.support_llm_server import FakeLLM, Fault
 
 
-def _generate(fake: FakeLLM, root: Path, **overrides: object) -> tuple[GenerationReport, int, Path]:
+def _generate(fake: FakeLLM, root: Path, structured: str = "auto",
+              **overrides: object) -> tuple[GenerationReport, int, Path]:
     values: dict[str, object] = {"keyword": "pet care", "slug": "pet_care", "out": root / "out" / "pet_care",
                                  "workdir": root / "work", "tasks": 0, "mutation": False, **overrides}
     settings = GenerateSettings.model_validate(values)
-    roles = resolve_roles(RolesFile(), model="fake-model", base_url=fake.base_url, timeout=30.0)
+    roles = resolve_roles(RolesFile(default=RoleSettings(structured=structured)), model="fake-model",
+                          base_url=fake.base_url, timeout=30.0)
     report, code = anyio.run(lambda: generate(settings, roles, backoff=0.01))
     return report, code, settings.out
 

@@ -2,7 +2,9 @@
 
 Per profile (tests/support_server_profiles.py), with json_schema answered by HTTP 500 the way
 llama-cpp-python answers it: the run falls back to plain JSON, spends none of its retry
-budget on it, finishes, and its report says to set ``structured = "plain"``. Then the exits
+budget on it, finishes, and its report says to set ``structured = "plain"``; with
+``structured = "tool"`` and tools answered by HTTP 500 (llama-server without --jinja), it falls
+to json_schema (plain where that fails too) the same way. Then the exits
 issue #31 found wrong: a stale report.json is removed at start, SIGTERM and SIGINT leave this run's
 report, a model that never writes valid JSON exits 1 (bad output) not 3 (endpoint failed),
 and the counters agree (retries spent vs the budget, tasks requested vs ``--tasks``).
@@ -32,6 +34,21 @@ def test_generate_falls_back_from_a_5xx_on_json_schema_and_finishes(fake: FakeLL
     assert (out / "tools.py").exists() and report.retries_used == 0
     assert sum(r.fallbacks for r in report.usage) >= 1
     assert any('structured = "plain"' in w for w in report.warnings)
+    assert fake.answered_twice() == []
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_generate_in_tool_mode_falls_back_when_the_server_refuses_tools_and_finishes(fake: FakeLLM, tmp_path: Path,
+                                                                                      profile: str):
+    """structured = "tool" against a server that answers 500 to any request with tools (llama-server
+    without --jinja): every role falls to json_schema (to plain where json_schema fails too, as on
+    llama.cpp) without spending the retry budget, and the run finishes."""
+    fake.profile = ServerProfile(**{**PROFILES[profile].__dict__, "tools_status": 500})
+    report, code, out = _generate(fake, tmp_path, structured="tool")
+    assert code == 0, report.status
+    assert (out / "tools.py").exists() and report.retries_used == 0
+    assert sum(r.fallbacks for r in report.usage) >= 1
+    assert any('structured = "json_schema"' in w for w in report.warnings)
     assert fake.answered_twice() == []
 
 

@@ -59,13 +59,41 @@ async def test_a_5xx_on_json_schema_is_tried_in_plain_mode_before_the_budget(fak
     assert fake.requests("domain_card") == []
 
 
+@pytest.mark.parametrize("status", [500, 400])
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+async def test_tool_mode_refused_falls_to_the_next_structured_mode_before_the_budget(fake: FakeLLM, tmp_path: Path,
+                                                                                    profile: str, status: int):
+    """structured = "tool" on a server that takes no tools (llama-server without --jinja: 500; a gateway:
+    400): json_schema is tried once (then plain, where json_schema fails too, as on llama.cpp), nothing
+    counts against the budget, and the next call starts in the mode that worked."""
+    fake.profile = ServerProfile(**{**PROFILES[profile].__dict__, "tools_status": status})
+    ledger = UsageLedger()
+    client = _client(fake, tmp_path, "tool")  # budget 0: a retry would fail the call
+    settled = "plain" if PROFILES[profile].json_schema_status else "json_schema"
+    try:
+        for _ in range(2):
+            card = await client.complete("domain_card", "card", render_prompt(
+                "domain_card", keyword="pet care", description="(none)"), DomainCard, ledger)
+            assert card.title == CARD["title"]
+    finally:
+        await client.aclose()
+    statuses = [r.status for r in fake.requests("domain_card")]
+    expected = [str(status), *(["500"] if settled == "plain" else []), "200"]
+    assert statuses == expected  # the second call was answered from the store, in the settled mode
+    row = ledger.rows()[0]
+    assert row.retries == 0 and row.fallbacks == len(expected) - 1
+    assert any('structured = "json_schema"' in w and "(tool)" in w for w in client.warnings)
+
+
+@pytest.mark.parametrize("cut", ["cut", "cut_no_usage"])
 @pytest.mark.parametrize("mode", ["json_schema", "tool", "plain"])
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 async def test_a_reply_cut_at_max_tokens_is_detected_in_every_mode(fake: FakeLLM, tmp_path: Path, profile: str,
-                                                                   mode: str):
-    """The server says "stop" (or "tool_calls") for a cut reply: only the token count tells."""
+                                                                   mode: str, cut: str):
+    """The server says "stop" (or "tool_calls") for a cut reply: only the token count tells, or, when the
+    server reports no usage, the JSON that never closes (the call's text, where SGLang's parser gave up)."""
     fake.profile = PROFILES[profile]
-    fake.faults = [Fault("domain_card", "cut")]
+    fake.faults = [Fault("domain_card", cut)]
     ledger = UsageLedger()
     assert (await _card(_client(fake, tmp_path, mode, budget=2), ledger)).title == CARD["title"]
     row = ledger.rows()[0]

@@ -124,7 +124,7 @@ PROFILES = {
     # llama-cpp-python 0.3.x `python -m llama_cpp.server --chat_format chatml-function-calling` (issue #31).
     "llama.cpp": ServerProfile("llama.cpp", null_content_status=500, tools_need_tool_choice=True,
                                json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500),
-    # vLLM served with --enable-auto-tool-choice --tool-call-parser P (docs/features/tool_calling.md;
+    # vLLM served with --enable-auto-tool-choice --tool-call-parser P (features/tool_calling page of the vLLM docs;
     # entrypoints/openai/serving_chat.py; chat_utils._postprocess_messages): named and "required" calls come
     # from structured outputs with finish_reason "stop"; the auto parser gives up on a cut call (text
     # content); tool-call arguments in the history must be JSON (else 400).

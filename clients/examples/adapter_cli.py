@@ -20,7 +20,10 @@ from scaleenv_mcp.clients.adapters.remote import HostError
 
 __all__ = ["free_port", "main", "parser", "print_report", "require_no_host_import", "run_main", "serve_in_thread"]
 
-HOST_PACKAGES = {"scaleenv_mcp", "verifier", "generator"}
+ADAPTER_SIDE = ("scaleenv_mcp.clients.adapters", "scaleenv_mcp.clients.examples", "scaleenv_mcp.clients.completion")
+"""What an adapter may load of this project: itself, and the package namespaces that hold it (both import
+nothing on their own: scaleenv_mcp/__init__.py and clients/__init__.py resolve names lazily)."""
+NAMESPACES = {"scaleenv_mcp", "scaleenv_mcp._checkout", "scaleenv_mcp.clients"}
 
 
 def parser(description: str) -> argparse.ArgumentParser:
@@ -38,7 +41,9 @@ def parser(description: str) -> argparse.ArgumentParser:
 
 def require_no_host_import() -> None:
     """Fail the run if anything pulled in this project's host: the adapters must talk HTTP only."""
-    loaded = sorted({name.split(".")[0] for name in sys.modules} & HOST_PACKAGES)
+    loaded = sorted(name for name in sys.modules
+                    if name.split(".")[0] in {"scaleenv_mcp", "generator", "verifier", "clients"}
+                    and name not in NAMESPACES and not name.startswith(ADAPTER_SIDE))
     if loaded:
         raise SystemExit(f"the adapter imported {', '.join(loaded)}: adapters must talk to the host over HTTP only")
 

@@ -184,6 +184,11 @@ def test_a_person_walks_through_domains_tasks_a_live_episode_and_eval_runs(serve
     _shoot(browser, shots, "episode")
 
     browser.find_element(By.ID, "fork").click()
+    # The fork is a form post and a redirect: wait for the new page rather than read the old one (or none,
+    # mid-navigation, as a loaded CI machine once did).
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 30).until(lambda b: not b.current_url.endswith(f"/ui/episodes/{episode_id}")
+                                     and b.find_elements(By.ID, "episode-id"))
     forked = browser.find_element(By.ID, "episode-id").text
     assert forked != episode_id and "borrow_book" in browser.find_element(By.ID, "trace").text
     assert "reward 1.0" in text()

@@ -63,3 +63,17 @@ def test_adapters_import_only_their_framework_httpx_and_each_other():
                 if not (top in sys.stdlib_module_names or top in allowed or ours or top == "__future__"):
                     offenders.append(f"{path} imports {name}")
     assert offenders == []
+
+
+def test_the_no_host_import_check_refuses_the_host_and_allows_the_adapter_side():
+    import subprocess
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[3]
+    check = "from scaleenv_mcp.clients.examples.adapter_cli import require_no_host_import as check; "
+    clean = subprocess.run([sys.executable, "-c", check + "import scaleenv_mcp.clients.adapters.remote; check()"],
+                           cwd=repo, capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stderr
+    dirty = subprocess.run([sys.executable, "-c", check + "import scaleenv_mcp.registry; check()"],
+                           cwd=repo, capture_output=True, text=True, timeout=60)
+    assert dirty.returncode == 1 and "scaleenv_mcp.registry" in dirty.stderr

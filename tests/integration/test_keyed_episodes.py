@@ -8,6 +8,7 @@ in ``_meta`` makes a retried write run once, and its reuse for another call is r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -73,12 +74,29 @@ async def test_a_key_takes_a_task_on_first_use_only(host: Host, listeners: Liste
     assert refused.code == -32600 and "already has an episode of task (the seed)" in refused.message
 
 
+def _keyed_host(tmp_path: Path, idle: float) -> contextlib.AbstractAsyncContextManager[tuple[Host, Listeners]]:
+    @contextlib.asynccontextmanager
+    async def running() -> AsyncIterator[tuple[Host, Listeners]]:
+        settings = HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, token_file=tmp_path / "token",
+                                key_idle_timeout=idle, max_ended_keys=2)
+        async with Host.running(settings, [FIXTURE_DOMAINS]) as host, serving(host) as listeners:
+            yield host, listeners
+    return running()
+
+
 @pytest.fixture
 async def quick_expiry(tmp_path: Path) -> AsyncIterator[tuple[Host, Listeners]]:
-    settings = HostSettings(workers=1, call_timeout=3.0, port=0, control_port=0, token_file=tmp_path / "token",
-                            key_idle_timeout=0.5, max_ended_keys=2)
-    async with Host.running(settings, [FIXTURE_DOMAINS]) as host, serving(host) as listeners:
-        yield host, listeners
+    """Keys expire after 1.5 s unused: long enough for a legacy session's initialize and call on a loaded
+    machine (0.5 s was not, in CI), short enough to wait out."""
+    async with _keyed_host(tmp_path, 1.5) as running:
+        yield running
+
+
+@pytest.fixture
+async def few_ended_keys(tmp_path: Path) -> AsyncIterator[tuple[Host, Listeners]]:
+    """Remembers two ended keys; keys never expire during the test."""
+    async with _keyed_host(tmp_path, 600.0) as running:
+        yield running
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -86,21 +104,21 @@ async def test_an_expired_key_says_so_and_never_starts_afresh(quick_expiry: tupl
     host, listeners = quick_expiry
     url = f"{listeners.agent_url}/mcp/tiny_library/s/short"
     assert await _loan(url, mode) == "LN-00008"
-    await asyncio.sleep(0.7)
+    await asyncio.sleep(2.0)
     for _ in range(2):  # the first use notices the expiry, the next is told from memory
         expired = await refusal(url, mode)
         assert expired.code == -32004 and expired.data == {"code": "episode_expired"}
-        assert "key 'short' on tiny_library expired after 0.5 s unused" in expired.message
+        assert "key 'short' on tiny_library expired after 1.5 s unused" in expired.message
         assert "new key" in expired.message
     assert host.registry.episodes == {}  # nothing fresh was made for the expired key
     async with ControlClient(listeners.control_url, listeners.token) as control:
-        with pytest.raises(EpisodeExpiredError, match="expired after 0.5 s unused"):
+        with pytest.raises(EpisodeExpiredError, match="expired after 1.5 s unused"):
             await control.keyed_episode("tiny_library", "short")
 
 
 async def test_a_delete_without_session_closes_the_key_and_old_keys_are_forgotten_in_order(
-        quick_expiry: tuple[Host, Listeners]):
-    host, listeners = quick_expiry
+        few_ended_keys: tuple[Host, Listeners]):
+    host, listeners = few_ended_keys
     base = f"{listeners.agent_url}/mcp/tiny_library/s"
     async with httpx.AsyncClient() as http:
         assert (await http.delete(f"{base}/never-used")).status_code == 400

@@ -58,6 +58,11 @@ def eval_command(
     cache_dir: Annotated[Path | None, typer.Option(help="LLM response cache (default OUT/llm-cache).")] = None,
     domains_dir: Annotated[list[Path] | None, typer.Option("--domains-dir", help="Extra folder of domains.")] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes of a host started here.")] = None,
+    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the episodes on host actors of "
+                                            "this Ray cluster (local, auto or host:port) instead of one host "
+                                            "started here: the same results. Needs the [ray] extra.")] = None,
+    hosts: Annotated[int | None, typer.Option("--hosts", min=1, help="With --ray: host actors to start (default: "
+                                              "one per CPU the cluster has free).")] = None,
 ) -> None:
     """Evaluate an agent on tasks with a simulated user; write traces, episodes and results (avg@k, pass@k, pass^k).
 
@@ -65,20 +70,20 @@ def eval_command(
       scaleenv eval --domains smart_home --agent oracle --user scripted --out runs/oracle
       scaleenv eval --domains smart_home express_logistics --agent openai:gpt-4.1-mini \\
           --user openai:gpt-4.1-mini --trials 4 --out runs/gpt41
+      scaleenv eval --domains smart_home --agent oracle --ray local --hosts 2 --out runs/on-ray
     """
     import anyio
     from pydantic import ValidationError
 
     from scaleenv_mcp.clients.report import print_progress, print_results
     from scaleenv_mcp.clients.results import EvalConfig
-    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console, fail
 
     if regrade:
         _regrade(out, concurrency, url, control_url, token_file, workers)
         return
     if not domains or not agent:
-        err_console.print("[bold red]error:[/] give --domains and --agent (or --regrade to re-score a run)")
-        raise typer.Exit(EXIT_USAGE)
+        fail("give --domains and --agent (or --regrade to re-score a run)", EXIT_USAGE)
     try:
         config = EvalConfig(domains=domains, domain_dirs=domains_dir or [], split=split, tasks=tasks, num_tasks=num_tasks,
                             agent=agent,
@@ -88,11 +93,10 @@ def eval_command(
                             agent_max_tokens=agent_max_tokens, user_max_tokens=user_max_tokens,
                             agent_timeout=agent_timeout, user_timeout=user_timeout,
                             llm_retries=llm_retries, llm_backoff=llm_backoff, llm_cache=not no_llm_cache,
-                            cache_dir=cache_dir, workers=workers)
+                            cache_dir=cache_dir, workers=workers, ray=ray, hosts=hosts)
     except ValidationError as exc:
         first = exc.errors()[0]
-        err_console.print(f"[bold red]error:[/] {'.'.join(map(str, first['loc']))}: {first['msg']}", highlight=False)
-        raise typer.Exit(EXIT_USAGE) from None
+        fail(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", EXIT_USAGE)
     from scaleenv_mcp.clients.runner import run_eval
 
     results = _guarded(lambda: anyio.run(run_eval, config, print_progress))
@@ -106,19 +110,16 @@ def eval_command(
 
 def _guarded(work: Callable[[], T]) -> T:
     """The one place eval errors become exit codes: usage 2, anything else 3 (the harness failed)."""
-    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console, fail
     from scaleenv_mcp.errors import ScaleEnvError, UsageError
 
     try:
         return work()
     except ScaleEnvError as error:
-        err_console.print(f"[bold red]error:[/] {error.message}", highlight=False)
-        raise typer.Exit(EXIT_USAGE if isinstance(error, UsageError) else EXIT_ENV) from None
+        fail(error, EXIT_USAGE if isinstance(error, UsageError) else EXIT_ENV)
     except Exception as error:  # noqa: BLE001 - a bug or an unexpected failure is still a harness failure
         err_console.print_exception()
-        err_console.print(f"[bold red]error:[/] the eval harness failed: {type(error).__name__}: {error}",
-                          highlight=False)
-        raise typer.Exit(EXIT_ENV) from None
+        fail(f"the eval harness failed: {type(error).__name__}: {error}", EXIT_ENV)
 
 
 def _regrade(out: Path, concurrency: int, url: str | None, control_url: str | None, token_file: Path | None,

@@ -1,8 +1,11 @@
-"""Where the eval clients get a host: a remote one (``--url``/``--control-url``) or their own.
+"""Where the eval clients get a host: a remote one (``--url``/``--control-url``), host actors on Ray
+(``--ray``), or their own.
 
 Without URLs, ``scaleenv eval`` (and the gym's ``local`` constructors) start an in-process
 host with real loopback listeners, exactly what ``scaleenv serve`` runs, so evaluation always
-goes through the control API and MCP over HTTP. This module must not run episodes.
+goes through the control API and MCP over HTTP. With ``--ray`` the same control API fronts host
+actors (scaleenv_mcp/cluster): each episode's URL names its owner, so the agent's calls go straight
+to it. This module must not run episodes.
 """
 
 from __future__ import annotations
@@ -38,13 +41,25 @@ class HostConnection:
 @contextlib.asynccontextmanager
 async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, url: str | None = None,
                   control_url: str | None = None, token_file: Path | None = None,
-                  workers: int | None = None) -> AsyncIterator[HostConnection]:
-    """A control client of a remote host, or of a host started here for ``domains``.
+                  workers: int | None = None, ray: str | None = None,
+                  hosts: int | None = None) -> AsyncIterator[HostConnection]:
+    """A control client of a remote host, of host actors started on the Ray cluster at ``ray``, or of a
+    host started here for ``domains``.
 
     Raises:
-        UsageError: only one of url/control_url given, or no token file for a remote host.
+        UsageError: only one of url/control_url given, no token file for a remote host, --ray with a
+            remote host, --hosts without --ray, or more hosts than the cluster has CPUs for.
         ControlAuthError: the remote host refuses the token.
+        EnvironmentFaultError: Ray is not installed or its cluster cannot be reached.
     """
+    if hosts is not None and ray is None:
+        raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+    if ray is not None:
+        if url or control_url:
+            raise UsageError("--ray starts its own host actors: give it no --url/--control-url")
+        async with _ray_connection(domains, domain_dirs, workers, ray, hosts) as connection:
+            yield connection
+        return
     if url or control_url:
         if not (url and control_url and token_file):
             raise UsageError("a remote host needs --url, --control-url and --token-file together")
@@ -66,6 +81,20 @@ async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, 
             if missing:
                 raise UsageError("; ".join(f"domain {slug} is not served: {host.load_errors[slug]}" for slug in missing))
             yield HostConnection(control, scaleenv_mcp.__version__, None)
+
+
+@contextlib.asynccontextmanager
+async def _ray_connection(domains: list[str], domain_dirs: list[Path] | None, workers: int | None, address: str,
+                          hosts: int | None) -> AsyncIterator[HostConnection]:
+    import scaleenv_mcp
+    from scaleenv_mcp.cluster.hosts import RayHosts
+    from scaleenv_mcp.settings import HostSettings
+
+    settings = HostSettings.from_env(workers=workers)
+    async with (RayHosts.running(settings, domain_dirs or None, domains, hosts=hosts, address=address) as cluster,
+                cluster.control_api(settings.model_copy(update={"token_file": None})) as (control_url, token_path),
+                ControlClient(control_url, token_file=token_path) as control):
+        yield HostConnection(control, scaleenv_mcp.__version__, None)
 
 
 async def _check_token(control: ControlClient, token_file: Path) -> None:

@@ -58,6 +58,10 @@ class EvalConfig(BaseModel):
     llm_cache: bool = Field(default=True, description="Cache LLM responses on disk for exact reruns.")
     cache_dir: Path | None = Field(default=None, description="LLM cache folder (default: OUT/llm-cache).")
     workers: int | None = Field(default=None, description="Worker processes of a host started here.")
+    ray: str | None = Field(default=None, description="Run the episodes on host actors of this Ray cluster (local, "
+                            "auto or host:port) behind one control API, instead of one host started here.")
+    hosts: int | None = Field(default=None, ge=1, description="With ray: host actors to start (default: one per "
+                              "free CPU).")
 
 
 # Fields that define the work and its numbers: a resumed run must agree on all of them.

@@ -180,7 +180,8 @@ async def _run_work(config: EvalConfig, tasks: TaskSet, agent: RoleSpec, user: R
                     work: list[tuple[Task, int]], progress: Progress | None) -> RunStamp:
     paths = [str(p) for p in tasks.domain_paths.values()]
     async with connect(paths, config.domain_dirs, url=config.url, control_url=config.control_url,
-                       token_file=config.token_file, workers=config.workers) as conn, open_llm(config, agent, user) as llm:
+                       token_file=config.token_file, workers=config.workers, ray=config.ray,
+                       hosts=config.hosts) as conn, open_llm(config, agent, user) as llm:
         stamp = _stamp(config, tasks, agent, user, conn.host_version)
         store.write_json(store.run_path, RunRecord(config=config.model_copy(update={"resume": False}), stamp=stamp))
         run = _Run(config, conn, llm, agent, user, store)

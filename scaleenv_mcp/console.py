@@ -53,7 +53,7 @@ def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     Console(file=console.file, width=max(width, console.width)).print(view)
 
 
-def exit_code_for(error: BaseException) -> int:
+def exit_code_for(error: BaseException | None) -> int:
     if isinstance(error, UsageError):
         return EXIT_USAGE
     if isinstance(error, DomainError):
@@ -61,12 +61,16 @@ def exit_code_for(error: BaseException) -> int:
     return EXIT_ENV  # harness errors, OS errors and anything unexpected
 
 
-def fail(error: BaseException) -> NoReturn:
-    message = error.message if isinstance(error, ScaleEnvError) else f"{type(error).__name__}: {error}"
+def fail(error: BaseException | str, code: int | None = None) -> NoReturn:
+    """One ``error:`` line and the exit: ``code``, else the error's own (``exit_code_for``)."""
+    if isinstance(error, str):
+        message = error
+    else:
+        message = error.message if isinstance(error, ScaleEnvError) else f"{type(error).__name__}: {error}"
     from rich.markup import escape
 
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a message's [brackets] are text
-    raise typer.Exit(exit_code_for(error))
+    raise typer.Exit(code if code is not None else exit_code_for(error if not isinstance(error, str) else None))
 
 
 def run_app(app: typer.Typer, prog_name: str, args: list[str] | None = None) -> NoReturn:

@@ -65,6 +65,19 @@ def test_an_unreachable_ray_address_is_one_line_and_exit_3_without_a_hang(tmp_pa
     assert "cannot reach the Ray cluster at 127.0.0.1:9" in line and "ray start --head" in line
 
 
+@pytest.mark.parametrize("hide_ray", [True, False], ids=["ray-missing", "unreachable"])
+def test_eval_on_ray_that_cannot_start_is_one_line_exit_3_and_leaves_no_run_folder(tmp_path: Path, hide_ray: bool):
+    if not hide_ray:
+        pytest.importorskip("ray")
+    out = tmp_path / "run"
+    result = _scaleenv("eval", "--domains", "smart_home", "--num-tasks", "1", "--agent", "oracle",
+                       "--ray", "127.0.0.1:9", "--out", str(out), root=tmp_path, hide_ray=hide_ray, timeout=60)
+    assert result.returncode == 3, result.stderr
+    line = _one_error_line(result)
+    assert ('pip install "scaleenv-mcp[ray]"' if hide_ray else "cannot reach the Ray cluster at 127.0.0.1:9") in line
+    assert not out.exists()
+
+
 @pytest.mark.slow
 def test_serve_on_ray_serves_episodes_on_two_actors_and_stops_on_ctrl_c(tmp_path: Path):
     pytest.importorskip("ray")

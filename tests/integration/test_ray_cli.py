@@ -22,6 +22,8 @@ from tests.support_processes import interrupt
 
 FIXTURE_DOMAINS = Path(__file__).parent.parent / "fixtures" / "domains"
 
+pytestmark = pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n)
+
 
 def _scaleenv(*args: str, root: Path, hide_ray: bool = False, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     hidden = "sys.modules['ray'] = None; " if hide_ray else ""  # then import ray raises ImportError

@@ -17,7 +17,7 @@ from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray clust
 
 ray = pytest.importorskip("ray")
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow]
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("ray")]  # one Ray cluster at a time
 
 
 def _without_timings(report: VerifyReport) -> dict[str, Any]:

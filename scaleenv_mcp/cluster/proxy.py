@@ -5,15 +5,20 @@ Harness-created episodes need no proxy (their ``agent_url`` is the owner's liste
 clients that only know one address: an interactive client on ``/mcp/{domain}`` (a handshake-era
 session gets a fresh episode of its own on the actor its first request is placed on, and keeps going
 to that actor by its ``Mcp-Session-Id``), a stateless request naming its episode with the
-``X-ScaleEnv-Episode`` header, and ``/mcp/episodes/{id}`` from the public address. Each request is
-forwarded once with its body; a JSON answer goes back whole, an SSE stream stays open as long
-as the client keeps it; the cost of the hop is measured by ``scaleenv bench --only scaling``. Keyed URLs
-(``/mcp/{domain}/s/{key}``) are not proxied yet: they answer 404 saying so.
+``X-ScaleEnv-Episode`` header, ``/mcp/episodes/{id}`` from the public address, and keyed URLs
+(``/mcp/{domain}/s/{key}``): a key's first request places it on the least-loaded actor and every later
+one goes to that actor, which keeps the key's episode as a single host does (expiry, close, call ids).
+A key whose actor died or was restarted answers "episode lost" rather than quietly starting afresh on
+the new incarnation. The proxy remembers the last ``KEYS_REMEMBERED`` keys it placed; an older key's
+next request is placed anew. Each request is forwarded once with its body; a JSON answer goes back
+whole, an SSE stream stays open as long as the client keeps it; the cost of the hop is measured by
+``scaleenv bench --only scaling``.
 """
 
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 
 import httpx
@@ -26,7 +31,9 @@ from starlette.routing import Route
 from scaleenv_mcp.cluster.router import HostRouter
 from scaleenv_mcp.errors import ScaleEnvError
 
-__all__ = ["build_agent_proxy"]
+__all__ = ["KEYS_REMEMBERED", "build_agent_proxy"]
+
+KEYS_REMEMBERED = 100_000
 
 _SESSION = "mcp-session-id"
 _EPISODE = "x-scaleenv-episode"
@@ -42,10 +49,19 @@ def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
 def build_agent_proxy(router: HostRouter) -> Starlette:
     """The agent app of the public address, forwarding to the owning actors' agent listeners."""
     sessions: dict[str, int] = {}  # Mcp-Session-Id -> slot that made it
+    keys: OrderedDict[tuple[str, str], tuple[int, str]] = OrderedDict()  # (domain, key) -> slot, its incarnation
     # Keep a connection per concurrent request alive (httpx keeps 20 by default: past that every request
     # opened a new connection to the actor, which cost the actor more CPU per call than the call itself).
     http = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0),
                              limits=httpx.Limits(max_connections=None, max_keepalive_connections=4096))
+
+    def least_loaded() -> int:
+        """A slot for a new session or key: the router's episodes plus the sessions and keys placed here."""
+        placed = [0] * len(router.slots)
+        for held in [*sessions.values(), *(slot for slot, _ in keys.values())]:
+            placed[held] += 1
+        [slot] = router.place(1, [a + b for a, b in zip(router.loads(), placed)])
+        return slot
 
     async def forward(request: Request, slot: int) -> Response:
         base = router.slots[slot].agent_base
@@ -85,11 +101,8 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
                 slot = sessions[session]
             elif named:
                 slot = router.owner_slot(named)
-            else:  # a new session: least-loaded, counting the sessions placed here too
-                placed = [0] * len(router.slots)
-                for held in sessions.values():
-                    placed[held] += 1
-                [slot] = router.place(1, [a + b for a, b in zip(router.loads(), placed)])
+            else:  # a new session: least-loaded
+                slot = least_loaded()
         except ScaleEnvError as error:
             return _jsonrpc_error(404, -32004, error.message)
         return await forward(request, slot)
@@ -102,8 +115,22 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
         return await forward(request, slot)
 
     async def keyed_route(request: Request) -> Response:
-        return _jsonrpc_error(404, -32004, "keyed URLs (/mcp/{domain}/s/{key}) are not served on the public address "
-                                           "of serve --ray yet: use an actor's agent listener (docs/cluster.md)")
+        named = (request.path_params["domain"], request.path_params["key"])
+        if named in keys:
+            slot, incarnation = keys[named]
+            keys.move_to_end(named)
+            if slot in router.dead or router.slots[slot].incarnation != incarnation:
+                return _jsonrpc_error(410, -32004, f"the episode of key {named[1]!r} on {named[0]} was lost with its "
+                                                   f"host ({router.slots[slot].name}); use a new key for a fresh episode")
+        else:
+            try:
+                slot = least_loaded()
+            except ScaleEnvError as error:
+                return _jsonrpc_error(503, -32004, error.message)
+            keys[named] = (slot, router.slots[slot].incarnation)
+            while len(keys) > KEYS_REMEMBERED:
+                keys.popitem(last=False)
+        return await forward(request, slot)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -8,12 +8,14 @@ Skipped where Ray is not installed (the ``[ray]`` extra; CI installs it through 
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import anyio
+import httpx
 import mcp
 import pytest
 
@@ -24,6 +26,7 @@ from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.settings import HostSettings
 from tests.integration.test_node_clients import _assert_one_episode_run, _missing_node_tooling, _ts_client, node_env  # noqa: F401
 from tests.support_mcp import call_tool as _call  # the Python SDK, straight to the owning actor
+from tests.support_mcp import refusal
 from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
@@ -176,6 +179,32 @@ async def test_the_public_address_keeps_a_session_on_one_actor_and_reaches_any_e
     assert "unknown, expired or closed episode" in repr(refused.value)
 
 
+async def _key_slot(hosts: RayHosts, key: str) -> int:
+    """The actor holding a key's episode (each actor knows only its own keys)."""
+    held = []
+    for slot in hosts.slots:
+        with contextlib.suppress(EpisodeNotFoundError):
+            await slot.client.keyed_episode("tiny_library", key)
+            held.append(slot.index)
+    [index] = held
+    return index
+
+
+async def test_a_keyed_url_on_the_public_address_keeps_its_episode_on_one_actor(
+        cluster: tuple[RayHosts, ControlClient], public: str):
+    hosts, control = cluster
+    borrow = {"member_id": "MEM-00002", "book_id": "BK-00001"}
+    keyed = f"{public}/mcp/tiny_library/s/public-a"
+    loans = [(await _call(keyed, "borrow_book", **borrow))["loan_id"] for _ in range(2)]  # a session per call
+    assert loans == ["LN-00008", "LN-00009"]  # one episode throughout
+    assert (await _call(f"{public}/mcp/tiny_library/s/public-b", "borrow_book", **borrow))["loan_id"] == "LN-00008"
+    assert (await control.keyed_episode("tiny_library", "public-a")).calls == 2
+    assert {await _key_slot(hosts, "public-a"), await _key_slot(hosts, "public-b")} == {0, 1}  # spread
+    async with httpx.AsyncClient() as http:  # a DELETE closes the key on its actor, as on one host
+        assert (await http.delete(keyed)).status_code == 204
+    assert "key 'public-a' on tiny_library was closed" in (await refusal(keyed, "auto")).message
+
+
 @pytest.mark.node
 async def test_the_typescript_sdk_works_on_each_actors_agent_url(cluster: tuple[RayHosts, ControlClient],
                                                                  node_env: dict[str, str]):
@@ -194,7 +223,7 @@ async def test_the_typescript_sdk_works_on_each_actors_agent_url(cluster: tuple[
 
 
 async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(
-        cluster: tuple[RayHosts, ControlClient]):
+        cluster: tuple[RayHosts, ControlClient], public: str):
     hosts, control = cluster
     episodes = await control.create_episodes("tiny_library", count=4)
     victim = _slot_of(hosts, episodes[0])
@@ -202,6 +231,11 @@ async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(
     kept = [e for e in episodes if _slot_of(hosts, e) != victim]
     assert lost and kept  # least-loaded placement evens out what earlier tests left
     await _call(kept[0].agent_url, "get_member", member_id="MEM-00001")
+    keys = [f"{public}/mcp/tiny_library/s/before-kill-{i}" for i in range(4)]
+    for url in keys:
+        await _call(url, "get_member", member_id="MEM-00001")
+    key_on = {url: await _key_slot(hosts, url.rsplit("/", 1)[1]) for url in keys}
+    assert set(key_on.values()) == {0, 1}
 
     ray.kill(hosts.actors[victim], no_restart=False)  # Ray restarts it: a new, empty host
     with anyio.fail_after(60):  # ray.kill only asks: wait until the process is gone
@@ -235,3 +269,8 @@ async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(
     assert (await _call(back.agent_url, "get_member", member_id="MEM-00001"))["member_id"] == "MEM-00001"
     with pytest.raises(EpisodeLostError):  # the restart did not bring the old episodes back
         await control.get_episode(lost[0].id)
+    for url, slot in key_on.items():  # a key of the dead actor says so, even on its new incarnation
+        if slot == victim:
+            assert "was lost with its host" in (await refusal(url, "auto")).message
+        else:
+            assert (await _call(url, "get_member", member_id="MEM-00001"))["member_id"] == "MEM-00001"

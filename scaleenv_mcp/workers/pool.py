@@ -248,8 +248,7 @@ class WorkerHandle:
         else:
             self.deadline = None
         stall_after = self.stall_after
-        if stall_after and self.on_stall is not None and not request.moved and (
-                not request.timeout or request.timeout > stall_after):
+        if stall_after and self.on_stall is not None and (not request.timeout or request.timeout > stall_after):
             self.stall_at = now + stall_after
             self.watchdog.arm(self.loop, self.stall_at)  # type: ignore[arg-type]
         else:
@@ -340,7 +339,7 @@ class WorkerHandle:
         self._loading = {}  # a load still queued is sent again, but nobody waits on it through here
         self._kill()
         self._spawn()
-        if head is not None and not head.future.done():
+        if head is not None and not head.moved and not head.future.done():
             head.future.set_exception(WorkerLostError(reason, budget))
         lost = WorkerLostError(f"worker lost while recovering: {reason}")
         resend = []

@@ -124,9 +124,9 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
             result["ui"] = bench_ui(Path(scratch), renders=10 if quick else 30)
         result["ui_environment"] = environment()
     elif section == "stall":
+        result["stall_environment"] = environment()  # before the run: its load average is the one at the start
         with tempfile.TemporaryDirectory() as scratch:
             result["stall"] = bench_stall(Path(scratch), rounds)
-        result["stall_environment"] = environment()
         write_reliability_stall(result["stall"], result["stall_environment"])
     elif section == "startup":
         result["startup"] = bench_startup(REPO, baseline)

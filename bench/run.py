@@ -24,6 +24,7 @@ from bench.hostile import bench_hostile, render_hostile
 from bench.interleaved import bench_interleaved, render_interleaved
 from bench.replay import bench_replay
 from bench.scaling import bench_scaling, render_scaling
+from bench.stall import bench_stall, render_stall
 from bench.startup import bench_startup, render_startup
 from bench.state_tracking import bench_state_tracking, render_state_tracking
 from bench.ui import bench_ui, render_ui
@@ -65,7 +66,7 @@ def run(domain_dir: Path, out: Path, quick: bool = False) -> dict[str, Any]:
     return result
 
 
-SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile", "episodes", "scaling")
+SECTIONS = ("validation", "state", "startup", "calls", "ui", "profile", "episodes", "scaling", "stall")
 
 
 def run_section_only(section: str, out: Path, quick: bool = False, baseline: Path | None = None,
@@ -122,6 +123,11 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
         with tempfile.TemporaryDirectory() as scratch:
             result["ui"] = bench_ui(Path(scratch), renders=10 if quick else 30)
         result["ui_environment"] = environment()
+    elif section == "stall":
+        result["stall_environment"] = environment()  # before the run: its load average is the one at the start
+        with tempfile.TemporaryDirectory() as scratch:
+            result["stall"] = bench_stall(Path(scratch), rounds)
+        write_reliability_stall(result["stall"], result["stall_environment"])
     elif section == "startup":
         result["startup"] = bench_startup(REPO, baseline)
         result["startup_environment"] = environment()
@@ -137,6 +143,21 @@ def run_section_only(section: str, out: Path, quick: bool = False, baseline: Pat
         result["targets"] = TARGETS
     out.write_text(json.dumps(result, indent=2) + "\n")
     return result
+
+
+def write_reliability_stall(stall: dict[str, Any], measured: dict[str, Any]) -> None:
+    """docs/reliability-stall.json, and docs/reliability.md rendered again from it and the soak's last JSON reports."""
+    from scaleenv_mcp.soak.report import render_reliability
+
+    docs = REPO / "docs"
+    stall = {**stall, "commit": measured["commit"], "load_average": measured["load_average"], "cpus": measured["cpus"]}
+    (docs / "reliability-stall.json").write_text(json.dumps(stall, indent=1) + "\n")
+    soak, chaos = docs / "reliability.json", docs / "reliability-chaos.json"
+    if soak.is_file():
+        report = json.loads(soak.read_text())
+        (docs / "reliability.md").write_text(render_reliability(
+            report, report.get("machine", "not described"), json.loads(chaos.read_text()) if chaos.is_file() else None,
+            stall))
 
 
 def ratios(calls: list[dict[str, Any]], episodes: dict[str, Any], tracking: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -218,6 +239,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += render_ui(result["ui"], result.get("ui_environment"))
     if result.get("scaling"):
         lines += render_scaling(result["scaling"], result.get("scaling_environment"))
+    if result.get("stall"):
+        lines += render_stall(result["stall"], result.get("stall_environment"))
     lines += ["", "## Ratios against targets", "", "| ratio | measured | target |", "| --- | --- | --- |"]
     for key, value in result["ratios"].items():
         lines.append(f"| {key} | {value} | {result['targets'].get(key.split('@')[0], '')} |")

@@ -17,6 +17,10 @@ class HostSettings(BaseModel):
     control_port: int | None = Field(default=8766, description="Control listener (HTTP JSON, bearer token); None disables it, 0 picks a free port.")
     workers: int | None = Field(default=None, description="Worker processes; default one per core.")
     call_timeout: float = Field(default=10.0, description="Wall-time budget of one tool call, seconds.")
+    stall_after: float = Field(default=0.5, ge=0, description="Seconds a worker may run one request before the "
+                               "episodes whose requests wait behind it move to another worker (rebuilt there by replay), "
+                               "so a runaway call stalls only its own episode; 0 keeps them waiting (the behaviour "
+                               "before #29 item 5). With one worker nothing can move.")
     worker_memory_mb: int = Field(default=4096, description="Address-space limit of each worker, MiB.")
     idle_timeout: float = Field(default=1800.0, description="Seconds after which an unused episode is closed.")
     key_idle_timeout: float = Field(default=1800.0, description="Seconds after which a keyed episode "

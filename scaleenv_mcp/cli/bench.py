@@ -20,12 +20,14 @@ def bench(
         help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
              "sets; 'startup': only the first-five-minutes timings (#28); 'calls': only HTTP tool calls, in interleaved "
              "rounds against the bare server (#25); 'profile': the per-call CPU split (--profile); 'episodes': creation and memory of 143 KB and 1.2 MB episodes; 'ui': only the web view's list of 10,000 live episodes (#24); "
+             "'stall': only how long a runaway call stalls the episodes on its worker, stall_after 0 against the default (#29 "
+             "item 5; also writes docs/reliability-stall.json and renders docs/reliability.md again); "
              "'scaling': only calls/s and CPU per call on 1, 2 (more on bigger machines) Ray host actors against as "
              "many bare servers (#22; needs the [ray] extra); merged into the JSON of an earlier full run.")] = None,
     baseline: Annotated[Path | None, typer.Option(
         help="With --only startup or calls: another checkout (e.g. a worktree of main) measured the same way, "
              "as 'before'.")] = None,
-    rounds: Annotated[int, typer.Option(help="With --only calls or scaling: rounds (each server at each level once).")] = 3,
+    rounds: Annotated[int, typer.Option(help="With --only calls, scaling or stall: rounds (each server at each level once).")] = 3,
     http_parser: Annotated[str, typer.Option(help="With --only calls: uvicorn's HTTP parser for every server "
                                              "(auto, h11, httptools); h11 and httptools are reported apart.")] = "auto",
     profile: Annotated[bool, typer.Option("--profile", help="Only print where a tool call's server CPU goes (HTTP, SDK, "

@@ -52,6 +52,9 @@ def soak(
 
     soak_json = markdown.with_suffix(".json") if markdown is not None else None
     chaos_json = markdown.with_name(f"{markdown.stem}-chaos.json") if markdown is not None else None
+    # the runaway stall's figures (scaleenv bench --only stall writes them), kept on the page as last measured
+    stall_json = markdown.with_name(f"{markdown.stem}-stall.json") if markdown is not None else None
+    last_stall = json.loads(stall_json.read_text()) if stall_json is not None and stall_json.is_file() else None
     if chaos:
         chaos_config = ChaosConfig(host_kills=host_kills, worker_kills=worker_kills, round_seconds=round_seconds,
                                    domains=domain or list(DEFAULT_DOMAINS), clients=clients, workers=workers, seed=seed,
@@ -62,7 +65,8 @@ def soak(
             chaos_json.write_text(json.dumps(chaos_report, indent=1) + "\n")
             if soak_json.is_file():  # the page holds both runs: the soak's figures as last measured
                 soak_report = json.loads(soak_json.read_text())
-                markdown.write_text(render_reliability(soak_report, soak_report.get("machine", machine), chaos_report))
+                markdown.write_text(render_reliability(soak_report, soak_report.get("machine", machine), chaos_report,
+                                                       last_stall))
         if json_output:
             print_json(chaos_report)
         else:
@@ -74,7 +78,7 @@ def soak(
     report = {**anyio.run(run_soak, config), "machine": machine}
     if markdown is not None and soak_json is not None and chaos_json is not None:
         last_chaos = json.loads(chaos_json.read_text()) if chaos_json.is_file() else None
-        markdown.write_text(render_reliability(report, machine, last_chaos))
+        markdown.write_text(render_reliability(report, machine, last_chaos, last_stall))
         soak_json.write_text(json.dumps(report, indent=1) + "\n")
     if json_output:
         print_json(report)

@@ -49,6 +49,10 @@ class Episode:
             return []
         return [op.model_dump(mode="json") for op in self.domain.package.tasks[self.task_id].setup]
 
+    def opening(self) -> tuple[Any, ...]:
+        """The worker request that opens this episode as it is now: its base, then its replay."""
+        return ("open", self.id, self.domain.bundle.content_hash, self.task_id or "", self.setup, self.base, self.replay)
+
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "domain": self.domain.slug, "task_id": self.task_id, "origin": self.origin.value,
                 "calls": self.calls, "created": self.created}

@@ -29,6 +29,7 @@ from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.episodes.episode import Episode, EpisodeOrigin, Snapshot, new_episode_id, unknown_snapshot
 from scaleenv_mcp.episodes.episode_file import EpisodeFile
 from scaleenv_mcp.episodes.lost import LostEpisodes, worker_fault
+from scaleenv_mcp.episodes.relocation import Relocator
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
 from scaleenv_mcp.errors import (
     CapacityError,
@@ -55,8 +56,10 @@ class EpisodeRegistry:
     def __init__(self, pool: WorkerPool, settings: HostSettings) -> None:
         self.pool = pool
         pool.recover = self._rebuild
+        # a request that runs past settings.stall_after: the episodes waiting behind it move (#29 item 5)
+        self.relocator = pool.on_stall = Relocator(self)
         for worker in pool.workers:
-            worker.recover = self._rebuild
+            worker.recover, worker.on_stall = self._rebuild, self.relocator
         self.settings = settings
         self.domains: dict[str, DomainRuntime] = {}
         self.episodes: dict[str, Episode] = {}
@@ -137,9 +140,7 @@ class EpisodeRegistry:
             problem = await self._request(worker, ("check_image", episode.domain.bundle.content_hash, episode.base))
             if problem is not None:
                 raise EpisodeFileError(f"episode file refused: {problem}")
-        status, payload = await worker.submit(
-            ("open", episode.id, episode.domain.bundle.content_hash, episode.task_id or "", episode.setup,
-             episode.base, episode.replay), self.settings.call_timeout * (6 + len(episode.replay)))
+        status, payload = await worker.submit(episode.opening(), self.settings.call_timeout * (6 + len(episode.replay)))
         if status != OK:
             raise EnvironmentFaultError(f"could not open episode: {str(payload).splitlines()[0]}")
         episode.opened_on = worker.generation

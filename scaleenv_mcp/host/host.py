@@ -57,7 +57,7 @@ class Host:
         self.pool = WorkerPool(self.settings.workers, self.settings.worker_memory_mb * 1024 * 1024,
                                max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096,
                                max_result_bytes=self.settings.max_result_bytes,
-                               check_outputs=self.settings.check_outputs)
+                               check_outputs=self.settings.check_outputs, stall_after=self.settings.stall_after)
         self.registry = EpisodeRegistry(self.pool, self.settings)  # internal: callers use the methods below
         self.keyed = KeyedEpisodes(self.registry, self.settings)  # internal: /mcp/{domain}/s/{key} (host/http.py)
         self.agent_url: str | None = None  # the agent listener, while one serves this host (EpisodeInfo.agent_url)

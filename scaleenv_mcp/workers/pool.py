@@ -16,6 +16,8 @@ back while the fresh worker is brought up: the domains it had loaded are loaded 
 ``recover`` (the episode registry: every episode on it rebuilt by replay) runs first; then the
 held requests are sent, in their order. Each request also carries its budget, so the worker
 stops itself past it, and it dies with this process whatever kills it (``workers.lifetime``).
+Stalls (#29 item 5): a head that has run ``stall_after`` seconds calls ``on_stall``, which may move
+what waits behind it to another worker (``hand_over``; the registry's ``episodes.relocation``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -32,6 +33,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from scaleenv_mcp.workers.protocol import OK, DomainBundle, Frames, frame
+from scaleenv_mcp.workers.requests import DomainLoadError, Request, WorkerLostError
+from scaleenv_mcp.workers.watchdog import Watchdog
 
 __all__ = ["DomainLoadError", "Watchdog", "WorkerHandle", "WorkerLostError", "WorkerPool"]
 
@@ -42,74 +45,14 @@ _RECOVERY_ATTEMPTS = 3
 _RECOVERING: contextvars.ContextVar[WorkerHandle | None] = contextvars.ContextVar("scaleenv_recovering", default=None)
 
 
-class WorkerLostError(Exception):
-    """The worker was killed (budget) or died; it has been replaced by a fresh process.
-
-    ``budget``: the request that gets this ran past its own wall-time budget (it is the cause);
-    otherwise the worker died under it (killed from outside, a crash) and a retry is safe."""
-
-    def __init__(self, reason: str, budget: bool = False) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.budget = budget
-
-
-class DomainLoadError(RuntimeError):
-    """The worker could not load a domain's tools (a broken package served with --skip-validation).
-
-    ``str()`` is the worker's report with its traceback, for validation reports; ``summary``
-    is its first line, without file paths, for agents and harnesses.
-    """
-
-    def __init__(self, report: str) -> None:
-        super().__init__(f"worker could not load domain: {report}")
-        first = report.splitlines()[0] if report else "unknown error"
-        self.summary = re.sub(r"(?<![\w.])/[^\s'\",)]+", "<path>", first)[:300]
-
-
-class _Request:
-    __slots__ = ("future", "data", "timeout", "recovery")
-
-    def __init__(self, future: asyncio.Future[Any], data: bytes, timeout: float | None, recovery: bool) -> None:
-        self.future = future
-        self.data = data  # kept until answered: a request the lost worker never started is sent again
-        self.timeout = timeout
-        self.recovery = recovery  # sent by the recovery itself, ahead of the held requests
-
-
-class Watchdog:
-    """One timer for the budgets of every worker of a pool, armed at the earliest head's deadline."""
-
-    def __init__(self) -> None:
-        self.handles: list[WorkerHandle] = []
-        self.timer: asyncio.TimerHandle | None = None
-        self.timer_loop: asyncio.AbstractEventLoop | None = None
-
-    def arm(self, loop: asyncio.AbstractEventLoop, deadline: float) -> None:
-        timer = self.timer
-        if timer is None or deadline < timer.when() or self.timer_loop is not loop:
-            if timer is not None:
-                timer.cancel()
-            self.timer, self.timer_loop = loop.call_at(deadline, self._check, loop), loop
-
-    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.timer = self.timer_loop = None
-        now = loop.time() + 0.001  # a timer may fire a clock tick early
-        for handle in list(self.handles):
-            if handle.deadline is not None and handle.deadline <= now and handle.loop is loop:
-                handle.expire()
-        upcoming = [h.deadline for h in self.handles if h.deadline is not None and h.loop is loop]
-        if upcoming:
-            self.arm(loop, min(upcoming))
-
-
 class WorkerHandle:
     """One worker process, the socket to it, and the requests in flight on it."""
 
     def __init__(self, index: int, memory_limit: int | None, max_pages: int | None,
                  env: dict[str, str] | None = None, max_result_bytes: int | None = None,
                  check_outputs: str = "always", watchdog: Watchdog | None = None,
-                 recover: Callable[[WorkerHandle], Awaitable[None]] | None = None) -> None:
+                 recover: Callable[[WorkerHandle], Awaitable[None]] | None = None,
+                 stall_after: float | None = None) -> None:
         self.index = index
         self.memory_limit = memory_limit
         self.max_pages = max_pages
@@ -127,10 +70,17 @@ class WorkerHandle:
         self.watchdog = watchdog or Watchdog()
         self.watchdog.handles.append(self)
         self.deadline: float | None = None  # of the request the worker is running, in loop time
+        # Stalls (#29 item 5): when the running request has run ``stall_after`` seconds, ``on_stall``
+        # (the episode registry) may move the episodes queued behind it to another worker.
+        self.stall_after = stall_after
+        self.on_stall: Callable[[WorkerHandle], None] | None = None
+        self.stall_at: float | None = None
+        self.stalled = False  # the running request is past ``stall_after``: new requests are looked at too
+        self._stall_soon = False
         self.loop: asyncio.AbstractEventLoop | None = None
         self.load_timeout: float | None = None
-        self._inflight: deque[_Request] = deque()
-        self._held: deque[_Request] | None = None  # not None while a fresh worker is being recovered
+        self._inflight: deque[Request] = deque()
+        self._held: deque[Request] | None = None  # not None while a fresh worker is being recovered
         self._recovery: asyncio.Task[None] | None = None
         self._loading: dict[str, asyncio.Future[Any]] = {}
         self._reload: list[DomainBundle] = []
@@ -206,7 +156,8 @@ class WorkerHandle:
                 request.future.exception()  # retrieved: nobody may be waiting any more
         self._inflight.clear()
         self._held = None
-        self.deadline = None
+        self.deadline = self.stall_at = None
+        self.stalled = False
         if self in self.watchdog.handles:
             self.watchdog.handles.remove(self)
 
@@ -221,31 +172,87 @@ class WorkerHandle:
         held = self._held
         if held is not None:
             if _RECOVERING.get() is not self:
-                held.append(_Request(future, frame((timeout, message)), timeout, False))
+                held.append(Request(future, frame((timeout, message)), timeout, False, message))
                 return future
-            self._send(_Request(future, frame((timeout, message)), timeout, True))
+            self._send(Request(future, frame((timeout, message)), timeout, True, message))
             return future
-        self._send(_Request(future, frame((timeout, message)), timeout, False))
+        self._send(Request(future, frame((timeout, message)), timeout, False, message))
+        if self.stalled and not self._stall_soon:  # queued behind a stalled request: move it, once this turn ends
+            self._stall_soon = True
+            loop.call_soon(self._moving)
         return future
+
+    def send_ahead(self, message: tuple[Any, ...], timeout: float | None) -> asyncio.Future[Any]:
+        """Queue a request that belongs to a recovery (an episode moved here is opened): if this worker
+        is lost before answering it, it fails and is not sent again, its own recovery takes over."""
+        future = asyncio.get_running_loop().create_future()
+        self._send(Request(future, frame((timeout, message)), timeout, True, message))
+        return future
+
+    @property
+    def healthy(self) -> bool:
+        """Running nothing past ``stall_after``, not being recovered, not stopped: episodes may move here."""
+        return not self.stalled and self._held is None and not self._stopped and self.loop is not None
+
+    @property
+    def running(self) -> tuple[Any, ...]:
+        """The message of the request the worker runs now (empty when it is idle)."""
+        return self._inflight[0].message if self._inflight else ()
+
+    def queued(self) -> list[Request]:
+        """The requests waiting behind the one the worker runs (none of them started), in order."""
+        return [r for r in list(self._inflight)[1:] if not r.moved]
+
+    def hand_over(self, requests: list[Request], to: WorkerHandle) -> None:
+        """Move ``requests`` (queued here, not started) to the end of ``to``'s queue, in their order.
+
+        They are already written to this worker's socket: each leaves a place-holder whose reply is
+        dropped, so replies still match requests. Nothing of theirs reaches an episode's state here
+        that counts: the caller moves their episode, and closes its copy here behind them."""
+        moving = {id(r) for r in requests}
+        self._inflight = deque(r.placeholder() if id(r) in moving else r for r in self._inflight)
+        for request in requests:
+            to._send(request)
+
+    def stall(self) -> None:
+        """The watchdog's verdict: the head has run ``stall_after`` seconds (unless its reply is here)."""
+        self._read(drain=True)
+        if self.stall_at is not None and self.stall_at <= self.loop.time() + 0.001:  # type: ignore[union-attr]
+            self.stall_at, self.stalled = None, True
+            self._moving()
+
+    def _moving(self) -> None:
+        self._stall_soon = False
+        if self.stalled and self.on_stall is not None and self._held is None:
+            self.on_stall(self)
 
     async def request(self, message: tuple[Any, ...], timeout: float | None) -> tuple[str, Any]:
         """Send one request and await its reply (``submit``, awaited)."""
         reply: tuple[str, Any] = await self.submit(message, timeout)
         return reply
 
-    def _send(self, request: _Request) -> None:
+    def _send(self, request: Request) -> None:
         inflight = self._inflight
         inflight.append(request)
         if len(inflight) == 1:
             self._set_deadline(request)
         self._write(request.data)
 
-    def _set_deadline(self, request: _Request) -> None:
+    def _set_deadline(self, request: Request) -> None:
+        """``request`` became the head (the worker runs it now): its deadline, and when it counts as stalled."""
+        self.stalled = False
+        now = self.loop.time()  # type: ignore[union-attr]
         if request.timeout:
-            self.deadline = deadline = self.loop.time() + request.timeout  # type: ignore[union-attr]
-            self.watchdog.arm(self.loop, deadline)  # type: ignore[arg-type]
+            self.deadline = now + request.timeout
+            self.watchdog.arm(self.loop, self.deadline)  # type: ignore[arg-type]
         else:
             self.deadline = None
+        stall_after = self.stall_after
+        if stall_after and self.on_stall is not None and (not request.timeout or request.timeout > stall_after):
+            self.stall_at = now + stall_after
+            self.watchdog.arm(self.loop, self.stall_at)  # type: ignore[arg-type]
+        else:
+            self.stall_at = None
 
     def _write(self, data: bytes) -> None:
         if self._out:
@@ -301,7 +308,8 @@ class WorkerHandle:
                 if self._inflight:
                     self._set_deadline(self._inflight[0])
                 else:
-                    self.deadline = None
+                    self.deadline = self.stall_at = None
+                    self.stalled = False
             if not drain:
                 return
 
@@ -322,15 +330,16 @@ class WorkerHandle:
         if self._stopped:
             return
         head = self._inflight.popleft() if self._inflight else None
-        behind = list(self._inflight)
+        behind = [r for r in self._inflight if not r.moved]  # place-holders: their requests went elsewhere
         self._inflight.clear()
-        self.deadline = None
+        self.deadline = self.stall_at = None
+        self.stalled = False
         reload = [self.bundles[h] for h in self.bundles if h in self.domains]  # in load order: bases first
         self.bundles = {b.content_hash: b for b in reload}
         self._loading = {}  # a load still queued is sent again, but nobody waits on it through here
         self._kill()
         self._spawn()
-        if head is not None and not head.future.done():
+        if head is not None and not head.moved and not head.future.done():
             head.future.set_exception(WorkerLostError(reason, budget))
         lost = WorkerLostError(f"worker lost while recovering: {reason}")
         resend = []
@@ -373,9 +382,18 @@ class WorkerHandle:
 
     async def ensure_domain(self, bundle: DomainBundle, timeout: float | None) -> None:
         """Load ``bundle`` on this worker unless it is there; concurrent callers share one load."""
+        loading = self.load(bundle, timeout)
+        if loading is None:
+            return
+        status, payload = await asyncio.shield(loading)
+        if status != OK:
+            raise DomainLoadError(str(payload))
+
+    def load(self, bundle: DomainBundle, timeout: float | None) -> asyncio.Future[Any] | None:
+        """Queue the load of ``bundle`` now unless it is loaded (None) or queued already (that load's future)."""
         key = bundle.content_hash
         if key in self.domains:
-            return
+            return None
         recovering = self._held is not None and _RECOVERING.get() is self
         # the recovery never waits on a load held back behind itself: it sends its own
         loading = None if recovering else self._loading.get(key)
@@ -399,9 +417,7 @@ class WorkerHandle:
                     self.bundles[key] = bundle
 
             loading.add_done_callback(loaded)
-        status, payload = await asyncio.shield(loading)
-        if status != OK:
-            raise DomainLoadError(str(payload))
+        return loading
 
 
 class WorkerPool:
@@ -409,8 +425,10 @@ class WorkerPool:
 
     def __init__(self, size: int | None = None, memory_limit: int | None = 4 * 1024**3,
                  max_pages: int | None = None, env: dict[str, str] | None = None,
-                 max_result_bytes: int | None = None, check_outputs: str = "always") -> None:
+                 max_result_bytes: int | None = None, check_outputs: str = "always",
+                 stall_after: float | None = None) -> None:
         self.size = size or os.cpu_count() or 1
+        self.stall_after = stall_after  # None or 0: a stalled worker keeps its queue (the old behaviour)
         self.memory_limit = memory_limit
         self.max_pages = max_pages
         self.env = env
@@ -418,12 +436,15 @@ class WorkerPool:
         self.check_outputs = check_outputs
         self.watchdog = Watchdog()
         self.recover: Callable[[WorkerHandle], Awaitable[None]] | None = None
+        self.on_stall: Callable[[WorkerHandle], None] | None = None  # the registry's: move episodes off a stalled worker
         self.workers: list[WorkerHandle] = []
 
     def start(self) -> None:
         self.workers = [WorkerHandle(i, self.memory_limit, self.max_pages, self.env, self.max_result_bytes,
-                                     self.check_outputs, self.watchdog, self.recover)
+                                     self.check_outputs, self.watchdog, self.recover, self.stall_after)
                         for i in range(self.size)]
+        for worker in self.workers:
+            worker.on_stall = self.on_stall
 
     def stop(self) -> None:
         for worker in self.workers:

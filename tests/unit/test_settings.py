@@ -21,3 +21,12 @@ def test_a_proving_host_checks_every_result_whatever_the_environment_says(monkey
     settings = HostSettings.for_proving(workers=1, check_outputs=mode)
     assert settings.check_outputs == "always"
     assert settings.call_timeout == 7 and settings.workers == 1  # the rest still comes from env and arguments
+
+
+def test_stall_after_comes_from_the_environment_and_refuses_a_negative(monkeypatch: pytest.MonkeyPatch):
+    """#29 item 5: SCALEENV_STALL_AFTER=0 keeps a stalled worker's queue where it is (the old behaviour)."""
+    assert HostSettings().stall_after == 0.5
+    monkeypatch.setenv("SCALEENV_STALL_AFTER", "0")
+    assert HostSettings.from_env().stall_after == 0
+    with pytest.raises(ValueError, match="stall_after"):
+        HostSettings(stall_after=-1)

@@ -109,3 +109,34 @@ async def test_a_cancelled_caller_does_not_shift_the_replies(pool: WorkerPool):
     await asyncio.sleep(0.05)
     slow.cancel()
     assert await worker.request(("ping",), 5) == ("ok", "pong")
+
+
+async def test_requests_behind_a_stalled_one_are_handed_over_and_replies_still_match():
+    """#29 item 5 at the pool level: once the head has run ``stall_after``, ``on_stall`` sees the requests
+    behind it and may hand them to another worker. The stalled worker answers their place-holders
+    later (dropped), and the requests queued on it after that still get their own replies."""
+    workers = WorkerPool(2, memory_limit=1024**3, stall_after=0.3)
+    stalls: list[list[tuple[object, ...]]] = []
+
+    def on_stall(handle: WorkerHandle) -> None:
+        queued = handle.queued()
+        stalls.append([r.message for r in queued])
+        handle.hand_over(queued, workers.workers[1])
+
+    workers.on_stall = on_stall
+    workers.start()
+    try:
+        first, second = workers.workers
+        await asyncio.gather(first.request(("ping",), 60), second.request(("ping",), 60))  # both interpreters up
+        slow = first.submit(("sleep", 1.5), 10)
+        behind = [first.submit(("ping",), 5), first.submit(("sleep", 0.01), 5)]
+        assert await asyncio.gather(*behind) == [("ok", "pong"), ("ok", None)]
+        assert not slow.done()  # answered by the other worker while the first one still sleeps
+        assert [m for m in stalls if m][0] == [("ping",), ("sleep", 0.01)]  # (a slow start stalls too)
+        late = first.submit(("ping",), 5)  # queued on the stalled worker after the hand-over: moved as well
+        assert await late == ("ok", "pong") and not slow.done()
+        assert await slow == ("ok", None)
+        assert await first.request(("ping",), 5) == ("ok", "pong")  # the place-holders took the moved replies
+        assert not first.queued() and first.stall_at is None and not first.stalled
+    finally:
+        workers.stop()

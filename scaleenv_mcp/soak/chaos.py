@@ -134,10 +134,12 @@ class _Round:
             return
         episode, session = started
         kept: list[tuple[str, Any]] = []
+        kinds: list[str] = []  # every call's outcome, for the example if the replay differs
         for _ in range(chaos.config.calls_per_episode):
             tool = rng.choice(sorted(tools))
             arguments = fuzz_arguments(tools[tool], rng)
             kind = await self._call(session, tool, arguments)
+            kinds.append(f"{tool}: {kind}")
             chaos.outcomes[kind] += 1
             if kind in ("episode_lost", "host_gone"):
                 if kind == "episode_lost":
@@ -150,7 +152,7 @@ class _Round:
             await self._lost_by_worker(control, episode.id)
         if fingerprint is None:
             return
-        await self._replay(control, http, domain, kept, fingerprint)
+        await self._replay(control, http, domain, kept, fingerprint, kinds)
         await self._control("close", control.close(episode.id))
         self.open.discard(episode.id)
 
@@ -162,17 +164,19 @@ class _Round:
         self.chaos.worker_lost_episodes["answered_episode_lost"] += problem == EpisodeLostError.code
 
     async def _replay(self, control: ControlClient, http: httpx.AsyncClient, domain: str,
-                      calls: list[tuple[str, Any]], expected: str) -> None:
+                      calls: list[tuple[str, Any]], expected: str, kinds: list[str]) -> None:
         """The calls again, one by one, into a fresh episode (a call answered worker_lost is retried)."""
         started = await self._start(control, http, domain)
         if started is None:
             return
         replica, session = started
+        again: list[str] = []
         for tool, arguments in calls:
             for _ in range(5):
                 kind = await self._call(session, tool, arguments)
                 if kind != WORKER_LOST:
                     break
+            again.append(f"{tool}: {kind}")
             if kind in ("episode_lost", "host_gone", WORKER_LOST):
                 if kind == "episode_lost":
                     await self._lost_by_worker(control, replica.id)
@@ -184,7 +188,8 @@ class _Round:
         if fingerprint != expected:
             self.chaos.replays["differed"] += 1
             if len(self.chaos.replays["examples"]) < 5:
-                self.chaos.replays["examples"].append({"domain": domain, "calls": calls[:3]})
+                self.chaos.replays["examples"].append({"domain": domain, "calls": calls[:3], "outcomes": kinds,
+                                                       "replayed": again})
         await self._control("close", control.close(replica.id))
         self.open.discard(replica.id)
 

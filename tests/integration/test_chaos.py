@@ -28,7 +28,7 @@ async def test_killed_workers_and_hosts_leave_nothing_and_lose_only_what_they_he
                          domains_dir=tmp_path / "domains", state_dir=tmp_path / "state")
     report = await run_chaos(config)
     failed = [name for name, ok in chaos_checks(report) if not ok]
-    assert not failed, (failed, report["failures"], report["failure_examples"])
+    assert not failed, (failed, report["failures"], report["failure_examples"], report["replay"])
     assert report["host_kills"] == 2 and report["worker_kills"] == 4 and report["processes_left"] == 0
     assert report["replay"]["checked"] >= 3 and report["lost_with_host"]["checked"] >= 1
     assert report["outcomes"].get("success", 0) > 0  # the load did reach the tools

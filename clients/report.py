@@ -92,7 +92,7 @@ def print_results(results: EvalResults, out: Path | None = None) -> None:
                   f"{results.user_tokens.prompt}+{results.user_tokens.completion}; {tokens.cached}/{tokens.requests} "
                   f"LLM requests from the cache", highlight=False)
     if out is not None:
-        console.print(f"results: {out / 'results.json'}", highlight=False)
+        console.print(f"results: {out / 'results.json'}", highlight=False, soft_wrap=True)
 
 
 def print_regrade(report: RegradeReport) -> None:

@@ -63,7 +63,7 @@ def export(
     if json_output:
         print_json({"id": episode_id, "out": str(out), "bytes": len(data), "sha256": digest})
     else:
-        console.print(f"wrote {out} ({len(data)} bytes, sha256 {digest[:16]}...)", highlight=False)
+        console.print(f"wrote {out} ({len(data)} bytes, sha256 {digest[:16]}...)", highlight=False, soft_wrap=True)
 
 
 @app.command("import")

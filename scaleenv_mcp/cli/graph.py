@@ -75,4 +75,4 @@ def graph(
     console.print("longest path: " + " -> ".join(stats.longest_data_flow_path), highlight=False)
     written = [str(p) for p in (target, svg, mermaid) if p]
     if written:
-        console.print("wrote " + ", ".join(written), highlight=False)
+        console.print("wrote " + ", ".join(written), highlight=False, soft_wrap=True)  # paths whole, in any width

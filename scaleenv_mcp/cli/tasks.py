@@ -76,7 +76,7 @@ def synth(
             console.print("rejected: " + ", ".join(f"{k} {v}" for k, v in report.rejected.items()), highlight=False)
         if report.wording:
             console.print("wording: " + ", ".join(f"{k} {v}" for k, v in report.wording.items()), highlight=False)
-        console.print(f"wrote {report.out}", highlight=False)
+        console.print(f"wrote {report.out}", highlight=False, soft_wrap=True)
     if report.produced < report.requested:
         raise typer.Exit(EXIT_BAD)
 

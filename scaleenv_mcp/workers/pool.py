@@ -1,23 +1,20 @@
 """Host side of the worker processes: spawn, route, enforce the wall-time budget, kill, respawn.
 
-Built for throughput (#25 item 3). Each worker has one persistent reader on the event loop (no
-reader callback and timer added and removed per call): requests are written as they come,
-several can be in flight on one worker, and each reply resolves the oldest waiting future, since
-a worker answers its requests one at a time and in order. Writes never block the loop (what the
-socket does not take is written when it is writable), so large payloads both ways cannot
-deadlock. Messages are plain tuples pickled with protocol 5 (``workers.protocol``).
+Built for throughput (#25 item 3). Each worker has one persistent reader on the event loop (no reader callback and
+timer added and removed per call): requests are written as they come, several can be in flight on one worker, and
+each reply resolves the oldest waiting future, since a worker answers its requests one at a time and in order.
+Writes never block the loop (what the socket does not take is written when it is writable), so large payloads both
+ways cannot deadlock. Messages are plain tuples pickled with protocol 5 (``workers.protocol``).
 
-Budgets: the request at the head of a worker's queue is the one it is running; its deadline is
-set when it becomes the head. One ``Watchdog`` per pool holds a single timer, armed at the
-earliest deadline of all heads. A head past its budget, or a worker that dies, makes the worker
-``lost``: it is killed and replaced by a fresh process, the head's caller gets
-``WorkerLostError``, and the requests queued behind it (which the worker never started) are held
-back while the fresh worker is brought up: the domains it had loaded are loaded again and
-``recover`` (the episode registry: every episode on it rebuilt by replay) runs first; then the
-held requests are sent, in their order. Each request also carries its budget, so the worker
-stops itself past it, and it dies with this process whatever kills it (``workers.lifetime``).
-Stalls (#29 item 5): a head that has run ``stall_after`` seconds calls ``on_stall``, which may move
-what waits behind it to another worker (``hand_over``; the registry's ``episodes.relocation``).
+Budgets: the request at the head of a worker's queue is the one it is running; its deadline is set when it becomes
+the head. One ``Watchdog`` per pool holds a single timer, armed at the earliest deadline of all heads. A head past
+its budget, or a worker that dies, makes the worker ``lost``: it is killed and replaced by a fresh process, the
+head's caller gets ``WorkerLostError``, and the requests queued behind it (which the worker never started) are held
+back while the fresh worker is brought up: the domains it had loaded are loaded again and ``recover`` (the episode
+registry: every episode on it rebuilt by replay) runs first; then the held requests are sent, in their order. Each
+request also carries its budget, so the worker stops itself past it, and it dies with this process whatever kills it
+(``workers.lifetime``). Stalls (#29 item 5): a head that has run ``stall_after`` seconds calls ``on_stall``, which
+may move what waits behind it to another worker (``hand_over``; the registry's ``episodes.relocation``).
 """
 
 from __future__ import annotations
@@ -429,11 +426,8 @@ class WorkerPool:
                  stall_after: float | None = None) -> None:
         self.size = size or os.cpu_count() or 1
         self.stall_after = stall_after  # None or 0: a stalled worker keeps its queue (the old behaviour)
-        self.memory_limit = memory_limit
-        self.max_pages = max_pages
-        self.env = env
-        self.max_result_bytes = max_result_bytes
-        self.check_outputs = check_outputs
+        self.memory_limit, self.max_pages, self.env = memory_limit, max_pages, env  # what each worker starts with
+        self.max_result_bytes, self.check_outputs = max_result_bytes, check_outputs
         self.watchdog = Watchdog()
         self.recover: Callable[[WorkerHandle], Awaitable[None]] | None = None
         self.on_stall: Callable[[WorkerHandle], None] | None = None  # the registry's: move episodes off a stalled worker

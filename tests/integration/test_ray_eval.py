@@ -49,7 +49,8 @@ async def test_eval_on_ray_scores_what_a_local_run_scores(ray_cluster: None, tmp
     assert local.overall.episodes == 6 and local.avg_at_k == 1.0  # a run worth comparing
     assert _without_timings(on_ray.model_dump(mode="json")) == _without_timings(local.model_dump(mode="json"))
     assert _episodes(tmp_path / "ray") == _episodes(tmp_path / "local")
-    with pytest.raises(UsageError, match="3 host actors of 1 CPU each do not fit the 2 CPUs"):  # it did use Ray
+    # it did use Ray (the CPUs free may still be held by the last run's actors while Ray reaps them)
+    with pytest.raises(UsageError, match="3 host actors of 1 CPU each do not fit the [0-2] CPUs"):
         await run_eval(config("too-many", ray="auto", hosts=3))
     with pytest.raises(UsageError, match="--hosts goes with --ray"):
         await run_eval(config("hosts-alone", hosts=2))

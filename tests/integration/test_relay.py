@@ -148,9 +148,11 @@ def test_an_answer_that_never_comes_spends_the_budget_and_the_run_resumes(tmp_pa
     run = _settings(tmp_path, "slow")
     with running_relay(settings) as (_, base_url):
         with answering(Answerer(relay_dir, skip=never)):
-            report, code = _run(run, base_url, timeout=1, budget=1)
+            # 3 s: the answered roles must be answered within it even on a loaded machine (at 1 s one was
+            # asked again under CI load, and answered twice)
+            report, code = _run(run, base_url, timeout=3, budget=1)
         assert code == 3, report.status
-        assert "retry budget" in report.status and "no answer within 1s" in report.status
+        assert "retry budget" in report.status and "no answer within 3s" in report.status
         first = _log(relay_dir)
         answered_before = {e["key"] for e in first if e["event"] == "answered"}
         assert {e["role"] for e in first if e["event"] == "unanswered"} == {"db_schema"}

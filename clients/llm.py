@@ -21,6 +21,11 @@ A request with tools that the server refuses (5xx, 400, 422) is tried once more 
 schemas reduced to a portable subset (scaleenv_mcp.clients.portable_schemas: llama-cpp-python's grammar
 converter answers 500 to ``pattern``); when that works the endpoint is remembered as needing
 reduced schemas for the rest of the run, and every reply says so (``schema_fallback``).
+A server that dies on a schema instead of refusing it leaves nothing to react to: llama-cpp-python
+with ``chatml-function-calling`` builds a grammar from the parameters of the tool the model picks,
+llama.cpp's parser refuses the nested repetition a ``maxLength`` becomes ("exceeds sane
+defaults"), and the server process exits (issue #31's sweep). ``portable_schemas`` (``scaleenv eval
+--portable-schemas``) sends the reduced schemas from the first request.
 """
 
 from __future__ import annotations
@@ -39,7 +44,10 @@ from scaleenv_mcp.clients.portable_schemas import portable_tools
 from scaleenv_mcp.clients.response_cache import ResponseCache, request_key
 from scaleenv_mcp.truncation import is_truncated
 
-__all__ = ["ChatReply", "LLMClient", "LLMSettings"]
+__all__ = ["PORTABLE_ASKED", "ChatReply", "LLMClient", "LLMSettings"]
+
+#: ``schema_fallback`` of a run that asked for reduced schemas rather than met a refusal.
+PORTABLE_ASKED = "asked for (--portable-schemas)"
 
 _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
 # What a server answers when it cannot take a tool schema (llama-cpp-python: 500; others 400 or 422).
@@ -55,6 +63,8 @@ class LLMSettings(BaseModel):
     backoff: float = Field(default=1.0, ge=0, description="First retry delay, seconds; doubles each retry.")
     timeout: float = Field(default=120.0, description="Seconds per request.")
     cache_dir: Path | None = Field(default=None, description="On-disk response cache; None disables it.")
+    portable_schemas: bool = Field(default=False, description="Send tool schemas reduced to the portable subset from "
+                                   "the first request (for servers that crash on a schema rather than refuse it).")
 
 
 class ChatReply(BaseModel):
@@ -106,6 +116,8 @@ class LLMClient:
                                           timeout=settings.timeout)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
         self._endpoint = _Endpoint()
+        if settings.portable_schemas:
+            self._endpoint.schema_fallback = PORTABLE_ASKED
 
     @property
     def schema_fallback(self) -> str | None:
@@ -131,8 +143,8 @@ class LLMClient:
             InfraError: kind ``llm`` when the endpoint keeps failing or answers nonsense.
         """
         request: dict[str, Any] = {"model": model, "messages": messages, "temperature": self.settings.temperature}
-        if tools:
-            request["tools"] = tools
+        if tools:  # as sent (reduced when asked), so that a cached reply is to the same schemas
+            request["tools"] = portable_tools(tools) if self.settings.portable_schemas else tools
             request["tool_choice"] = "auto"  # the OpenAI default, which some servers only honour when sent
         if seed is not None:
             request["seed"] = seed

@@ -56,6 +56,9 @@ class EvalConfig(BaseModel):
     agent_timeout: float = Field(default=120.0, gt=0, description="Seconds per agent LLM request.")
     user_timeout: float = Field(default=120.0, gt=0, description="Seconds per simulated-user LLM request.")
     llm_cache: bool = Field(default=True, description="Cache LLM responses on disk for exact reruns.")
+    portable_schemas: bool = Field(default=False, description="Send the agent's tool schemas reduced to a portable "
+                                   "subset from the first request: for servers that crash building a grammar from a "
+                                   "served schema (llama-cpp-python) instead of refusing it (docs/model-servers.md).")
     cache_dir: Path | None = Field(default=None, description="LLM cache folder (default: OUT/llm-cache).")
     workers: int | None = Field(default=None, description="Worker processes of a host started here.")
 

@@ -56,7 +56,8 @@ async def open_llm(config: EvalConfig, *roles: RoleSpec) -> AsyncIterator[LLMCli
         return
     cache = (config.cache_dir or config.out / "llm-cache") if config.llm_cache else None
     llm = LLMClient(LLMSettings(base_url=config.base_url, temperature=config.temperature, retries=config.llm_retries,
-                                backoff=config.llm_backoff, cache_dir=cache))
+                                backoff=config.llm_backoff, cache_dir=cache,
+                                portable_schemas=config.portable_schemas))
     try:
         yield llm
     finally:

@@ -47,6 +47,19 @@ class ServerProfile:
     # status answered to any request with tools (llama.cpp's llama-server without --jinja: 500 "tools param
     # requires --jinja flag"; a gateway without tool support: 400). None: tools are taken
     tools_status: int | None = None
+    # the server process dies when the model calls a tool whose parameters hold "maxLength": llama-cpp-python's
+    # chatml-function-calling builds a grammar from the called tool's parameters, llama.cpp's parser refuses the
+    # nested repetition a maxLength becomes ("exceeds sane defaults") and the server exits (issue #31's sweep,
+    # docs/model-servers.md). The connection drops, and so does every later one: there is no refusal to react to
+    dies_on_max_length: bool = False
+
+    def dies_on(self, body: dict[str, Any], message: dict[str, Any]) -> bool:
+        """Does answering ``body`` with ``message`` kill this server?"""
+        if not self.dies_on_max_length:
+            return False
+        called = {c["function"]["name"] for c in message.get("tool_calls") or []}
+        schemas = [t["function"].get("parameters") for t in body.get("tools") or [] if t["function"]["name"] in called]
+        return uses_keyword(schemas, "maxLength")
 
     def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
         """(status, message) when this server refuses the request as a whole, else None."""
@@ -105,7 +118,7 @@ def uses_keyword(value: Any, keyword: str) -> bool:
         return any(uses_keyword(item, keyword) for item in value)
     if not isinstance(value, dict):
         return False
-    if keyword in value and isinstance(value[keyword], str):
+    if keyword in value and isinstance(value[keyword], (str, int)) and not isinstance(value[keyword], bool):
         return True
     properties = value.get("properties")
     named = list(properties.values()) if isinstance(properties, dict) else []
@@ -123,7 +136,8 @@ PROFILES = {
     "openai": ServerProfile("openai"),
     # llama-cpp-python 0.3.x `python -m llama_cpp.server --chat_format chatml-function-calling` (issue #31).
     "llama.cpp": ServerProfile("llama.cpp", null_content_status=500, tools_need_tool_choice=True,
-                               json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500),
+                               json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500,
+                               dies_on_max_length=True),
     # vLLM served with --enable-auto-tool-choice --tool-call-parser P (features/tool_calling page of the vLLM docs;
     # entrypoints/openai/serving_chat.py; chat_utils._postprocess_messages): named and "required" calls come
     # from structured outputs with finish_reason "stop"; the auto parser gives up on a cut call (text

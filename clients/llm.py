@@ -33,13 +33,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import openai
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
+from scaleenv_mcp.clients.models import ContextFull, InfraError, InfraKind, TokenUsage, ToolCallAction
 from scaleenv_mcp.clients.portable_schemas import portable_tools
 from scaleenv_mcp.clients.response_cache import ResponseCache, request_key
 from scaleenv_mcp.truncation import is_truncated
@@ -50,6 +51,11 @@ __all__ = ["PORTABLE_ASKED", "ChatReply", "LLMClient", "LLMSettings"]
 PORTABLE_ASKED = "asked for (--portable-schemas)"
 
 _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+# How servers word "the prompt is longer than the context" in a 400: OpenAI, vLLM and llama-cpp-python "This
+# model's maximum context length is N tokens", OpenAI's code context_length_exceeded, SGLang "longer than the
+# model's context length", llama-server "exceeds the available context size" (docs/model-servers.md)
+_CONTEXT_FULL = re.compile(r"maximum context length|context_length_exceeded|context length|context size|"
+                           r"context window", re.IGNORECASE)
 # What a server answers when it cannot take a tool schema (llama-cpp-python: 500; others 400 or 422).
 _SCHEMA_REFUSALS = (openai.InternalServerError, openai.BadRequestError, openai.UnprocessableEntityError)
 
@@ -200,6 +206,8 @@ class LLMClient:
                 completion = await self._send(sent)
                 break
             except openai.OpenAIError as exc:
+                if isinstance(exc, openai.BadRequestError) and _CONTEXT_FULL.search(str(exc)):
+                    raise ContextFull(InfraKind.llm, f"{request['model']}: {_describe(exc)}") from None
                 if not tried and isinstance(exc, _SCHEMA_REFUSALS):
                     tried = True
                     retried = await self._portable_retry(request, exc)

@@ -52,6 +52,12 @@ class ServerProfile:
     # nested repetition a maxLength becomes ("exceeds sane defaults") and the server exits (issue #31's sweep,
     # docs/model-servers.md). The connection drops, and so does every later one: there is no refusal to react to
     dies_on_max_length: bool = False
+    # the answer to a prompt longer than the model's context (None: the server cuts the prompt silently, as
+    # Ollama does by default). OpenAI and vLLM word it "This model's maximum context length is N tokens";
+    # llama-cpp-python the same (seen in issue #31's sweep); SGLang "longer than the model's context length"
+    context_error: tuple[int, str] | None = (
+        400, "This model's maximum context length is 1536 tokens. However, you requested 1584 tokens (1536 in the "
+             "messages, 48 in the completion). Please reduce the length of the messages or completion.")
 
     def dies_on(self, body: dict[str, Any], message: dict[str, Any]) -> bool:
         """Does answering ``body`` with ``message`` kill this server?"""
@@ -145,10 +151,12 @@ PROFILES = {
     "vllm": ServerProfile("vllm", forced_call_finish="stop", cut_auto_call_as_text=True,
                           broken_history_arguments_status=400),
     # Ollama's /v1 compatibility layer: tool_choice is not a supported field (a forced call is not honoured).
-    "ollama": ServerProfile("ollama", ignores_named_tool_choice=True),
+    "ollama": ServerProfile("ollama", ignores_named_tool_choice=True, context_error=None),
     # SGLang with --tool-call-parser P (srt/entrypoints/openai/serving_chat.py: _process_tool_calls,
     # _apply_jinja_template): a forced call is a JSON array under a grammar, parsed after the fact, so a cut
     # one (auto or forced) comes back as text; history arguments are orjson.loads'd (a ValueError: 400).
     "sglang": ServerProfile("sglang", cut_auto_call_as_text=True, cut_forced_call_as_text=True,
-                            broken_history_arguments_status=400),
+                            broken_history_arguments_status=400, context_error=(
+                                400, "The input (1584 tokens) is longer than the model's context length (1536 "
+                                     "tokens).")),
 }

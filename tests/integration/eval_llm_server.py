@@ -14,7 +14,8 @@ one reply when ``parallel`` is set), then a final message wrapped around a priva
 ``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
-(a cut tool call, then cut prose, alternately); ``malformed`` makes its first tool call carry
+(a cut tool call, then cut prose, alternately); ``overflow`` makes its first reply a cut tool call
+that fills the context, and the profile's context error the answer to every later agent request; ``malformed`` makes its first tool call carry
 arguments that are not JSON (vLLM's docs: auto-parsed arguments "may occasionally be malformed").
 A profile whose server dies on a called tool's ``maxLength`` (llama.cpp) drops that connection
 and every later one (``dead``), as the real server's exit does.
@@ -135,6 +136,13 @@ class ScenarioServer:
         if refused:
             return JSONResponse({"error": {"message": refused[1]}}, status_code=refused[0])
         prompt = len(json.dumps(messages)) // 4
+        is_agent = body["model"] == self.scenario["agent_model"]
+        if is_agent and task.get("overflow") and self.profile.context_error:
+            if any(m["role"] == "assistant" for m in messages):  # the first reply filled the context
+                return JSONResponse({"error": {"message": self.profile.context_error[1]}},
+                                    status_code=self.profile.context_error[0])
+            message, finish = self._ramble(body, task)
+            return self._reply(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)), body)
         if body["model"] == self.scenario["agent_model"] and task.get("ramble"):
             message, finish = self._ramble(body, task)
             return self._reply(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)), body)
@@ -242,12 +250,14 @@ def serve_llm(scenario_path: Path) -> Iterator[ScenarioServer]:
 
 def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset(), ask_first: bool = True,
                    parallel: set[str] = frozenset(), delay: float = 0.0, profile: str = "openai",
-                   ramble: set[str] = frozenset(), malformed: set[str] = frozenset(), usage: bool = True) -> Path:
+                   ramble: set[str] = frozenset(), malformed: set[str] = frozenset(), usage: bool = True,
+                   overflow: set[str] = frozenset()) -> Path:
     """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
     scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile,
                 "usage": usage, "tasks": {
         t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
                          "parallel": t.id in parallel, "ramble": t.id in ramble, "malformed": t.id in malformed,
+                         "overflow": t.id in overflow,
                          "communicate": list(t.communicate)}
         for t in tasks}}
     path.write_text(json.dumps(scenario, indent=1))

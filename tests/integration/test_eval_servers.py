@@ -83,6 +83,30 @@ def test_an_oracle_like_model_scores_1_and_a_rambler_0_as_its_own_failure(profil
     assert "{}" in sent and all(isinstance(json.loads(a), dict) for a in sent)
 
 
+@pytest.mark.parametrize("profile", sorted(p for p in PROFILES if PROFILES[p].context_error))
+def test_a_conversation_that_outgrows_the_context_is_the_models_end_not_infrastructure(
+        profile: str, library_master: Path, module_host: HostThread, tmp_path: Path):
+    """Issue #31's sweep: llama-cpp-python ignores max_tokens with tool_choice auto, a tool call's
+    arguments ran to the end of the 1,536-token context, and the next request was refused (400, "maximum
+    context length"): an infrastructure failure, though the model filled its own context. It ends the
+    episode, scored, ``end_reason`` context_full, listed in ``model_problems``."""
+    tasks = list(load_domain(library_master / "tiny_library").tasks.values())
+    overflowing = tasks[0].id
+    scenario = write_scenario(tmp_path / "scenario.json", tasks, profile=profile, ask_first=False,
+                              overflow={overflowing})
+    config = _config(module_host, library_master, tmp_path / "run", "")
+    config.portable_schemas = PROFILES[profile].dies_on_max_length
+    with serve_llm(scenario) as server:
+        results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url}))
+    assert results.infra_failures == []
+    records = {json.loads(x)["task_id"]: json.loads(x) for x in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()}
+    full = records.pop(overflowing)
+    assert full["status"] == "completed" and full["end_reason"] == "context_full" and full["reward"] == 0.0
+    assert {r["reward"] for r in records.values()} == {1.0}
+    key = f"tiny_library/{overflowing}#0"
+    assert results.model_problems.context_full == [key] and key in results.model_problems.truncated_episodes
+
+
 def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: Path, module_host: HostThread,
                                                                 tmp_path: Path):
     """The issue's first finding: 0 tool calls in 25 requests, and nothing said so."""
@@ -97,8 +121,8 @@ def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: 
     assert results.avg_at_k == 0.0 and results.infra_failures == []
 
 
-def test_a_server_that_dies_on_a_served_schema_is_scored_with_portable_schemas(library_master: Path,
-                                                                              module_host: HostThread, tmp_path: Path):
+def test_a_server_that_dies_on_a_served_schema_is_scored_with_portable_schemas(
+        library_master: Path, module_host: HostThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     """Issue #31's sweep: llama-cpp-python (chatml-function-calling) died building a grammar from the
     ``maxLength`` the host gives every string, on the first tool the model called. A dropped connection
     is no refusal, so the automatic fallback cannot help: every episode was an infrastructure failure.
@@ -124,6 +148,9 @@ def test_a_server_that_dies_on_a_served_schema_is_scored_with_portable_schemas(l
     assert "at most 10000 characters" in json.dumps(with_tools[0]["tools"])  # the bound is still told
     fallback = results.schema_fallback
     assert fallback is not None and "--portable-schemas" in fallback.reason and fallback.episodes == len(ids)
+    print_results(results)  # asked for, not a refusal: the summary does not blame the server
+    said = " ".join(capsys.readouterr().out.split())
+    assert "the tool schemas went reduced, as asked (--portable-schemas)" in said and "refused" not in said
 
 
 def test_a_server_that_refuses_pattern_still_scores_a_shipped_domain(tmp_path: Path,

@@ -236,7 +236,9 @@ def roles_lines(probes: list[Probe], base_url: str, model: str) -> list[str]:
         mode = "plain"
     lines = ["[default]", f'model = "{model}"', f'base_url = "{base_url}"', f'structured = "{mode}"']
     if not ok.get("truncation at max_tokens 8", True):
-        lines.append("max_tokens = 8000")
+        # generous, but prompt + max_tokens must fit the server's context (a local server started with a small
+        # --n_ctx refuses every longer request: HTTP 400), which doctor cannot see
+        lines.append("max_tokens = 8000  # lower it when the server's context is smaller than prompt + 8000")
     return lines
 
 

@@ -59,7 +59,7 @@ def test_an_oracle_like_model_scores_1_and_a_rambler_0_as_its_own_failure(profil
                               malformed={MALFORMED}, usage=usage)
     config = _config(module_host, library_master, tmp_path / "run", "")
     # llama.cpp dies on the served maxLength of a called tool: eval is run there with --portable-schemas (below)
-    config.portable_schemas = PROFILES[profile].dies_on_max_length
+    config.portable_schemas = PROFILES[profile].dies_on_max_length is not None
     with serve_llm(scenario) as server:
         results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url}))
         requests = list(server.requests)
@@ -95,7 +95,7 @@ def test_a_conversation_that_outgrows_the_context_is_the_models_end_not_infrastr
     scenario = write_scenario(tmp_path / "scenario.json", tasks, profile=profile, ask_first=False,
                               overflow={overflowing})
     config = _config(module_host, library_master, tmp_path / "run", "")
-    config.portable_schemas = PROFILES[profile].dies_on_max_length
+    config.portable_schemas = PROFILES[profile].dies_on_max_length is not None
     with serve_llm(scenario) as server:
         results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url}))
     assert results.infra_failures == []

@@ -55,6 +55,10 @@ def eval_command(
     llm_retries: Annotated[int, typer.Option(min=0, help="Retries of a failed LLM request.")] = 3,
     llm_backoff: Annotated[float, typer.Option(min=0, help="First LLM retry delay, seconds.")] = 1.0,
     no_llm_cache: Annotated[bool, typer.Option("--no-llm-cache", help="Do not cache LLM responses.")] = False,
+    portable_schemas: Annotated[bool, typer.Option("--portable-schemas", help="Send the agent's tool schemas reduced "
+                                                   "to a portable subset from the first request (a server that crashes "
+                                                   "on a served schema, e.g. llama-cpp-python; see scaleenv doctor).")
+                                ] = False,
     cache_dir: Annotated[Path | None, typer.Option(help="LLM response cache (default OUT/llm-cache).")] = None,
     domains_dir: Annotated[list[Path] | None, typer.Option("--domains-dir", help="Extra folder of domains.")] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes of a host started here.")] = None,
@@ -77,7 +81,7 @@ def eval_command(
 
     from scaleenv_mcp.clients.report import print_progress, print_results
     from scaleenv_mcp.clients.results import EvalConfig
-    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, err_console, fail
+    from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, fail
 
     if regrade:
         _regrade(out, concurrency, url, control_url, token_file, workers)
@@ -93,7 +97,8 @@ def eval_command(
                             agent_max_tokens=agent_max_tokens, user_max_tokens=user_max_tokens,
                             agent_timeout=agent_timeout, user_timeout=user_timeout,
                             llm_retries=llm_retries, llm_backoff=llm_backoff, llm_cache=not no_llm_cache,
-                            cache_dir=cache_dir, workers=workers, ray=ray, hosts=hosts)
+                            cache_dir=cache_dir, workers=workers, ray=ray, hosts=hosts,
+                            portable_schemas=portable_schemas)
     except ValidationError as exc:
         first = exc.errors()[0]
         fail(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", EXIT_USAGE)
@@ -103,9 +108,8 @@ def eval_command(
     print_results(results, out)
     if results.overall.episodes == 0 and results.infra_failures:
         first = results.infra_failures[0]  # the reason, not just the count: it is the same for all, usually
-        err_console.print(f"[bold red]error:[/] every episode failed for infrastructure reasons; the first "
-                          f"({first.key}): {first.kind.value}: {first.message}", highlight=False)
-        raise typer.Exit(EXIT_ENV)
+        fail(f"every episode failed for infrastructure reasons; the first ({first.key}): {first.kind.value}: "
+             f"{first.message}", EXIT_ENV)
 
 
 def _guarded(work: Callable[[], T]) -> T:

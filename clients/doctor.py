@@ -61,6 +61,7 @@ class _Prober:
         self.timeout, self.deadline = timeout, deadline
         self.ends = time.monotonic() + deadline
         self.answered = False  # did any request get an answer (even a refusal)?
+        self.lost = ""  # the probe after which the connection dropped: a server that answered, then died
         self.loop = asyncio.new_event_loop()
         self.client = openai.AsyncOpenAI(base_url=base_url, api_key=api_key or "not-needed", max_retries=0,
                                          timeout=timeout)
@@ -72,13 +73,19 @@ class _Prober:
         budget = min(self.timeout, self.ends - time.monotonic())
         if budget <= 0:
             return None, f"not tried: doctor's {self.deadline:g}s deadline had passed"
+        if self.lost:
+            return None, f"not tried: the server stopped answering ({self.lost})"
         try:
             reply = self.loop.run_until_complete(
                 asyncio.wait_for(self.client.chat.completions.create(model=model, **request), budget))
         except (asyncio.TimeoutError, openai.APITimeoutError):
             return None, f"no answer within {budget:.3g}s"
         except openai.APIConnectionError as error:
-            raise _Unreachable(str(error)) from None
+            if not self.answered:
+                raise _Unreachable(str(error)) from None
+            # it answered before: this request killed it (llama-cpp-python dies building some grammars)
+            self.lost = "the connection dropped during an earlier probe"
+            return None, "the connection dropped: the server may have died on this request"
         except openai.APIStatusError as error:
             self.answered = True
             return None, f"refused (HTTP {error.status_code}: {str(getattr(error, 'message', error))[:120]})"
@@ -199,14 +206,22 @@ def _structured_probes(client: _Prober, model: str) -> list[Probe]:
 
 def _tool_pattern_probe(client: _Prober, model: str) -> Probe:
     """``pattern`` in a tool's parameters, apart from json_schema: a server may refuse one and not the
-    other, and every shipped domain's tools have patterns (eval's agent sends them)."""
-    order_id = {"type": "string", "pattern": "^ORD-[0-9]+$", "description": "The order's id."}
+    other, and every shipped domain's tools have patterns (eval's agent sends them). With the
+    ``maxLength`` the host gives every string it serves: llama-cpp-python dies building a grammar from
+    one (issue #31's sweep), and that is what eval's first tool call would meet."""
+    order_id = {"type": "string", "pattern": "^ORD-[0-9]+$", "maxLength": 10_000, "description": "The order's id."}
     tool = {"type": "function", "function": {**_TOOL["function"], "parameters": {
         **_TOOL["function"]["parameters"], "properties": {"order_id": order_id}}}}
     reply, why = _call(client, model, messages=_ASK, tools=[tool], tool_choice="auto", max_tokens=200)
-    return Probe(name="schema pattern (tools)", ok=reply is not None, verdict="accepted" if reply else why,
-                 action="" if reply else "eval resends the tools with schemas reduced to a portable subset (results.json "
-                                         "schema_fallback); in generate avoid structured = \"tool\"")
+    if reply is not None:
+        return Probe(name="schema pattern (tools)", ok=True, verdict="accepted")
+    if why.startswith("refused"):
+        action = ("eval resends the tools with schemas reduced to a portable subset (results.json schema_fallback); "
+                  "in generate avoid structured = \"tool\"")
+    else:  # no refusal to react to: a server that hangs or dies on a schema (llama-cpp-python on a maxLength)
+        action = ("no refusal to fall back from: run eval with --portable-schemas (reduced schemas from the first "
+                  "request); in generate avoid structured = \"tool\"")
+    return Probe(name="schema pattern (tools)", ok=False, verdict=why, action=action)
 
 
 def roles_lines(probes: list[Probe], base_url: str, model: str) -> list[str]:
@@ -221,7 +236,9 @@ def roles_lines(probes: list[Probe], base_url: str, model: str) -> list[str]:
         mode = "plain"
     lines = ["[default]", f'model = "{model}"', f'base_url = "{base_url}"', f'structured = "{mode}"']
     if not ok.get("truncation at max_tokens 8", True):
-        lines.append("max_tokens = 8000")
+        # generous, but prompt + max_tokens must fit the server's context (a local server started with a small
+        # --n_ctx refuses every longer request: HTTP 400), which doctor cannot see
+        lines.append("max_tokens = 8000  # lower it when the server's context is smaller than prompt + 8000")
     return lines
 
 

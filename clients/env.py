@@ -180,6 +180,13 @@ class EvalEnv:
         return StepResult(observation=Observation(kind="user_message", text=reply), reward=0.0, done=False,
                           info=self._info())
 
+    async def end(self, reason: EndReason) -> StepResult:
+        """End the episode now and score it: the agent can act no more (its conversation outgrew its
+        model's context, ``EndReason.context_full``)."""
+        if self.done or self.session is None:
+            raise UsageError("the episode is done: call reset(task) to start another")
+        return await self._finish(reason)
+
     async def _finish(self, reason: EndReason) -> StepResult:
         assert self.episode_id is not None
         self.done = True

@@ -21,6 +21,11 @@ A request with tools that the server refuses (5xx, 400, 422) is tried once more 
 schemas reduced to a portable subset (scaleenv_mcp.clients.portable_schemas: llama-cpp-python's grammar
 converter answers 500 to ``pattern``); when that works the endpoint is remembered as needing
 reduced schemas for the rest of the run, and every reply says so (``schema_fallback``).
+A server that dies on a schema instead of refusing it leaves nothing to react to: llama-cpp-python
+with ``chatml-function-calling`` builds a grammar from the parameters of the tool the model picks,
+llama.cpp's parser refuses the nested repetition a ``maxLength`` becomes ("exceeds sane
+defaults"), and the server process exits (issue #31's sweep). ``portable_schemas`` (``scaleenv eval
+--portable-schemas``) sends the reduced schemas from the first request.
 """
 
 from __future__ import annotations
@@ -28,20 +33,29 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import openai
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.clients.models import InfraError, InfraKind, TokenUsage, ToolCallAction
+from scaleenv_mcp.clients.models import ContextFull, InfraError, InfraKind, TokenUsage, ToolCallAction
 from scaleenv_mcp.clients.portable_schemas import portable_tools
 from scaleenv_mcp.clients.response_cache import ResponseCache, request_key
 from scaleenv_mcp.truncation import is_truncated
 
-__all__ = ["ChatReply", "LLMClient", "LLMSettings"]
+__all__ = ["PORTABLE_ASKED", "ChatReply", "LLMClient", "LLMSettings"]
+
+#: ``schema_fallback`` of a run that asked for reduced schemas rather than met a refusal.
+PORTABLE_ASKED = "asked for (--portable-schemas)"
 
 _RETRYABLE = (openai.APIConnectionError, openai.RateLimitError, openai.InternalServerError)
+# How servers word "the prompt is longer than the context" in a 400: OpenAI, vLLM and llama-cpp-python "This
+# model's maximum context length is N tokens", OpenAI's code context_length_exceeded, SGLang "longer than the
+# model's context length", llama-server "exceeds the available context size" (docs/model-servers.md)
+_CONTEXT_FULL = re.compile(r"maximum context length|context_length_exceeded|context length|context size|"
+                           r"context window", re.IGNORECASE)
 # What a server answers when it cannot take a tool schema (llama-cpp-python: 500; others 400 or 422).
 _SCHEMA_REFUSALS = (openai.InternalServerError, openai.BadRequestError, openai.UnprocessableEntityError)
 
@@ -55,6 +69,8 @@ class LLMSettings(BaseModel):
     backoff: float = Field(default=1.0, ge=0, description="First retry delay, seconds; doubles each retry.")
     timeout: float = Field(default=120.0, description="Seconds per request.")
     cache_dir: Path | None = Field(default=None, description="On-disk response cache; None disables it.")
+    portable_schemas: bool = Field(default=False, description="Send tool schemas reduced to the portable subset from "
+                                   "the first request (for servers that crash on a schema rather than refuse it).")
 
 
 class ChatReply(BaseModel):
@@ -106,6 +122,8 @@ class LLMClient:
                                           timeout=settings.timeout)
         self._cache = ResponseCache(settings.cache_dir) if settings.cache_dir else None
         self._endpoint = _Endpoint()
+        if settings.portable_schemas:
+            self._endpoint.schema_fallback = PORTABLE_ASKED
 
     @property
     def schema_fallback(self) -> str | None:
@@ -131,8 +149,8 @@ class LLMClient:
             InfraError: kind ``llm`` when the endpoint keeps failing or answers nonsense.
         """
         request: dict[str, Any] = {"model": model, "messages": messages, "temperature": self.settings.temperature}
-        if tools:
-            request["tools"] = tools
+        if tools:  # as sent (reduced when asked), so that a cached reply is to the same schemas
+            request["tools"] = portable_tools(tools) if self.settings.portable_schemas else tools
             request["tool_choice"] = "auto"  # the OpenAI default, which some servers only honour when sent
         if seed is not None:
             request["seed"] = seed
@@ -188,6 +206,8 @@ class LLMClient:
                 completion = await self._send(sent)
                 break
             except openai.OpenAIError as exc:
+                if isinstance(exc, openai.BadRequestError) and _CONTEXT_FULL.search(str(exc)):
+                    raise ContextFull(InfraKind.llm, f"{request['model']}: {_describe(exc)}") from None
                 if not tried and isinstance(exc, _SCHEMA_REFUSALS):
                     tried = True
                     retried = await self._portable_retry(request, exc)

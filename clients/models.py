@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.errors import HarnessError
 
 __all__ = [
-    "Action", "EndReason", "EpisodeRecord", "EpisodeStatus", "EpisodeTrace", "InfraError", "InfraKind", "InfraRecord",
+    "Action", "ContextFull", "EndReason", "EpisodeRecord", "EpisodeStatus", "EpisodeTrace", "InfraError", "InfraKind", "InfraRecord",
     "ListedTool", "MessageAction", "Observation", "ResetResult", "StepInfo", "StepResult", "TokenUsage", "ToolCallAction",
     "TraceEvent",
 ]
@@ -40,10 +40,21 @@ class InfraError(HarnessError):
         self.detail = message
 
 
+class ContextFull(InfraError):
+    """The server refused a request as longer than the model's context (HTTP 400 "maximum context length").
+
+    From the agent's own conversation it is the model's end, not infrastructure: its replies (a
+    server that ignores max_tokens lets one run to the end of the context: llama-cpp-python's
+    chatml-function-calling with tool_choice auto) filled the context, so the runner ends the
+    episode there and scores it (``EndReason.context_full``). Anywhere else (the simulated user's
+    requests) it stays an infrastructure failure, as its base class says."""
+
+
 class EndReason(str, Enum):
     user_stop = "user_stop"  # the simulated user said ###STOP###: the only way a dialogue ends by itself
     turn_budget = "turn_budget"  # the agent used its last message
     call_budget = "call_budget"  # the agent asked for one tool call too many
+    context_full = "context_full"  # the agent's conversation outgrew its model's context (the server said so)
 
 
 class EpisodeStatus(str, Enum):

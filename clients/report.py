@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from scaleenv_mcp.clients.llm import PORTABLE_ASKED
 from scaleenv_mcp.clients.metrics import Estimate, GroupMetrics
 from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus
 from scaleenv_mcp.clients.regrade import RegradeReport
@@ -65,7 +66,7 @@ def print_results(results: EvalResults, out: Path | None = None) -> None:
         view.add_row(*row)
     _table_console.print(view)
     problems = results.model_problems
-    if problems.no_tool_call or problems.truncated_replies:
+    if problems.no_tool_call or problems.truncated_replies or problems.context_full:
         console.print("[yellow]the model misbehaved (scored as the agent's own failures):[/]", highlight=False)
         if problems.no_tool_call:
             console.print(f"  {len(problems.no_tool_call)} episode(s) without a single tool call (does the server "
@@ -74,9 +75,15 @@ def print_results(results: EvalResults, out: Path | None = None) -> None:
         if problems.truncated_replies:
             console.print(f"  {problems.truncated_replies} agent reply(s) cut off at max_tokens in "
                           f"{len(problems.truncated_episodes)} episode(s) (--agent-max-tokens)", highlight=False)
+        if problems.context_full:
+            console.print(f"  {len(problems.context_full)} episode(s) ended when the agent's conversation outgrew the "
+                          f"model's context (end reason context_full): {', '.join(problems.context_full[:5])}",
+                          highlight=False)
     fallback = results.schema_fallback
     if fallback is not None:
-        console.print(f"[yellow]the server refused the tool schemas as served[/] ({escape(fallback.reason)}); "
+        asked = fallback.reason == PORTABLE_ASKED
+        why = ("[yellow]the tool schemas went reduced, as asked[/] (--portable-schemas)" if asked else f"[yellow]the server refused the tool schemas as served[/] ({escape(fallback.reason)})")
+        console.print(f"{why}; "
                       f"{fallback.episodes} episode(s) got them reduced to {', '.join(fallback.kept)} (the other "
                       f"keywords told in descriptions; the host still checks every argument)", highlight=False)
     if results.infra_failures:

@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from scaleenv_mcp.clients.metrics import GroupMetrics, summarise
-from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
+from scaleenv_mcp.clients.models import EndReason, EpisodeRecord, EpisodeStatus, InfraKind, TokenUsage
 from scaleenv_mcp.clients.portable_schemas import KEPT_KEYWORDS
 
 __all__ = ["EvalConfig", "EvalResults", "InfraFailure", "ModelProblems", "RunRecord", "RunStamp", "SchemaFallback",
@@ -56,6 +56,9 @@ class EvalConfig(BaseModel):
     agent_timeout: float = Field(default=120.0, gt=0, description="Seconds per agent LLM request.")
     user_timeout: float = Field(default=120.0, gt=0, description="Seconds per simulated-user LLM request.")
     llm_cache: bool = Field(default=True, description="Cache LLM responses on disk for exact reruns.")
+    portable_schemas: bool = Field(default=False, description="Send the agent's tool schemas reduced to a portable "
+                                   "subset from the first request: for servers that crash building a grammar from a "
+                                   "served schema (llama-cpp-python) instead of refusing it (docs/model-servers.md).")
     cache_dir: Path | None = Field(default=None, description="LLM cache folder (default: OUT/llm-cache).")
     workers: int | None = Field(default=None, description="Worker processes of a host started here.")
     ray: str | None = Field(default=None, description="Run the episodes on host actors of this Ray cluster (local, "
@@ -103,6 +106,9 @@ class ModelProblems(BaseModel):
                                     "tool call at all (a model that never saw or never used its tools).")
     truncated_replies: int = Field(default=0, description="Agent replies cut off at max_tokens (failed turns).")
     truncated_episodes: list[str] = Field(default_factory=list, description="Episodes with such a reply.")
+    context_full: list[str] = Field(default_factory=list, description="Episodes ended because the agent's "
+                                    "conversation outgrew its model's context (the server refused the next request "
+                                    "as too long): scored, end_reason context_full.")
 
 
 class SchemaFallback(BaseModel):
@@ -143,7 +149,8 @@ def build_results(records: list[EpisodeRecord], stamp: RunStamp, k: int, seed: i
     scored = [r for r in ordered if r.status is EpisodeStatus.completed]
     problems = ModelProblems(no_tool_call=[r.key for r in scored if r.calls == 0],
                              truncated_replies=sum(r.agent_tokens.truncated for r in scored),
-                             truncated_episodes=[r.key for r in scored if r.agent_tokens.truncated])
+                             truncated_episodes=[r.key for r in scored if r.agent_tokens.truncated],
+                             context_full=[r.key for r in scored if r.end_reason is EndReason.context_full])
     reduced = [r for r in ordered if r.schema_fallback]
     fallback = SchemaFallback(reason=reduced[0].schema_fallback or "", kept=list(KEPT_KEYWORDS), episodes=len(reduced),
                               requests=sum(r.agent_tokens.reduced_schemas for r in reduced)) if reduced else None

@@ -22,7 +22,15 @@ from scaleenv_mcp.clients.agents import AgentView, build_agent
 from scaleenv_mcp.clients.env import Budgets, EvalEnv
 from scaleenv_mcp.clients.hosting import HostConnection, connect
 from scaleenv_mcp.clients.llm import LLMClient, LLMSettings
-from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace, InfraError, InfraRecord
+from scaleenv_mcp.clients.models import (
+    ContextFull,
+    EndReason,
+    EpisodeRecord,
+    EpisodeStatus,
+    EpisodeTrace,
+    InfraError,
+    InfraRecord,
+)
 from scaleenv_mcp.clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
 from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_role
 from scaleenv_mcp.clients.store import RunStore
@@ -56,7 +64,8 @@ async def open_llm(config: EvalConfig, *roles: RoleSpec) -> AsyncIterator[LLMCli
         return
     cache = (config.cache_dir or config.out / "llm-cache") if config.llm_cache else None
     llm = LLMClient(LLMSettings(base_url=config.base_url, temperature=config.temperature, retries=config.llm_retries,
-                                backoff=config.llm_backoff, cache_dir=cache))
+                                backoff=config.llm_backoff, cache_dir=cache,
+                                portable_schemas=config.portable_schemas))
     try:
         yield llm
     finally:
@@ -98,7 +107,12 @@ class _Run:
                                 task, self.agent_llm)
             observation = reset.observation
             while True:
-                step = await env.step(await agent.act(observation))
+                try:
+                    action = await agent.act(observation)
+                except ContextFull:  # the agent's own conversation filled its context: scored, the model's end
+                    step = await env.end(EndReason.context_full)
+                    break
+                step = await env.step(action)
                 if step.done:
                     break
                 assert step.observation is not None

@@ -168,9 +168,27 @@ async def _stages(run: RunContext, report: GenerationReport, date: str, log: Log
     await _verify_and_publish(run, report, built, log)
 
 
+class _Stop:
+    """SIGINT and SIGTERM noted in ``caught``; the first one while ``armed`` cancels the run's task.
+
+    Installed from the run's start until its report is on disk, so that no signal in between meets
+    the default action: ``timeout`` sends SIGTERM twice (to the process, then to its process group),
+    and a second one after the handlers were removed killed the process while it wrote the report
+    (issue #31's real-server run: a ``.report.json.*.tmp`` and no report). Later signals, and any
+    after ``disarm``, are only noted: a second ``cancel`` would break off the cleanup that writes the
+    report."""
+
+    def __init__(self) -> None:
+        self.caught: list[int] = []
+        self.armed = True
+
+    def disarm(self) -> None:
+        self.armed = False
+
+
 @contextlib.contextmanager
-def _signals_cancel(caught: list[int]) -> Iterator[None]:
-    """SIGINT and SIGTERM cancel the run (so its report is written) and are noted in ``caught``.
+def _signals_cancel(stop: _Stop) -> Iterator[None]:
+    """Install ``stop``'s handlers for SIGINT and SIGTERM for the body of the ``with``.
 
     Signal handlers can only be installed from the main thread of a platform that has them; a caller
     that runs ``generate`` elsewhere (a worker thread of an embedding application) stops it by
@@ -178,12 +196,13 @@ def _signals_cancel(caught: list[int]) -> Iterator[None]:
     loop, task = asyncio.get_running_loop(), asyncio.current_task()
     installed = []
     for signum in (signal.SIGINT, signal.SIGTERM):
-        def stop(signum: int = signum) -> None:
-            caught.append(signum)
-            if task is not None:
+        def note(signum: int = signum) -> None:
+            stop.caught.append(signum)
+            if stop.armed and task is not None:
+                stop.disarm()
                 task.cancel()
         try:
-            loop.add_signal_handler(signum, stop)
+            loop.add_signal_handler(signum, note)
             installed.append(signum)
         except (NotImplementedError, RuntimeError, ValueError):
             continue  # not the main thread, or no signals here: cancelling the task stops the run (docstring)
@@ -217,32 +236,33 @@ async def generate(settings: GenerateSettings, roles: dict[str, ResolvedRole], *
                     warn=lambda message: log(f"warning: {message}"), replay=replay)
     run = RunContext(settings, llm, store, report.models)
     error: BaseException | None = None
-    caught: list[int] = []
+    stop = _Stop()
     code: int | None = None
-    try:
-        with _signals_cancel(caught):
+    with _signals_cancel(stop):  # until the report is written: a signal in its cleanup is only noted
+        try:
             require_out_free(settings.out, settings.workdir / "package" / settings.slug)
             await _stages(run, report, _run_date(store, settings.slug), log)
-        report.status = "complete"
-    except asyncio.CancelledError:
-        if not caught:
-            report.status = "failed: cancelled"
+            report.status = "complete"
+        except asyncio.CancelledError:
+            if not stop.caught:
+                report.status = "failed: cancelled"
+                raise
+            name = signal.Signals(stop.caught[0]).name
+            report.status = f"interrupted by {name}: run the same command again to resume"
+            code = 128 + stop.caught[0]
+        except KeyboardInterrupt:  # SIGINT where no handler could be installed
+            report.status = "interrupted by SIGINT: run the same command again to resume"
             raise
-        name = signal.Signals(caught[0]).name
-        report.status = f"interrupted by {name}: run the same command again to resume"
-        code = 128 + caught[0]
-    except KeyboardInterrupt:  # SIGINT where no handler could be installed
-        report.status = "interrupted by SIGINT: run the same command again to resume"
-        raise
-    except (ScaleEnvError, OSError) as failure:
-        error = failure
-        report.status = f"failed: {failure.message if isinstance(failure, ScaleEnvError) else failure}"
-    except Exception as failure:  # a bug here or in a layer we call: report it, keep the work, exit 3
-        error = failure
-        report.status = f"failed: internal error {type(failure).__name__}: {failure} (traceback in error.txt)"
-        atomic_write_text(settings.workdir / "error.txt", traceback.format_exc())
-    finally:
-        await llm.aclose()
-        report.usage, report.retries_used, report.warnings = run.ledger.rows(), budget.used, list(llm.warnings)
-        atomic_write_text(settings.workdir / "report.json", report.model_dump_json(indent=1) + "\n")
+        except (ScaleEnvError, OSError) as failure:
+            error = failure
+            report.status = f"failed: {failure.message if isinstance(failure, ScaleEnvError) else failure}"
+        except Exception as failure:  # a bug here or in a layer we call: report it, keep the work, exit 3
+            error = failure
+            report.status = f"failed: internal error {type(failure).__name__}: {failure} (traceback in error.txt)"
+            atomic_write_text(settings.workdir / "error.txt", traceback.format_exc())
+        finally:
+            stop.disarm()
+            await llm.aclose()
+            report.usage, report.retries_used, report.warnings = run.ledger.rows(), budget.used, list(llm.warnings)
+            atomic_write_text(settings.workdir / "report.json", report.model_dump_json(indent=1) + "\n")
     return report, code if code is not None else exit_code_for(error, report)

@@ -20,12 +20,16 @@ def is_truncated(finish_reason: str | None, completion_tokens: int | None, max_t
     finish_reason "length"; else, when the server counted the reply's tokens
     (``completion_tokens`` not None), every allowed token used; else (no usage reported) a
     ``text`` whose JSON never closes. A reply whose tokens were counted and fell short of the
-    cap was not cut, whatever its text: a model that stops inside its JSON gets a repair.
+    cap was not cut, whatever its text: a model that stops inside its JSON gets a repair. A
+    count above the cap means the server did not apply it (issue #31's sweep: llama-cpp-python
+    with tool_choice auto): then the text tells, as with no usage.
     """
     if finish_reason == "length":
         return True
-    if completion_tokens is not None:
+    if completion_tokens is not None and not (max_tokens is not None and completion_tokens > max_tokens):
         return max_tokens is not None and completion_tokens >= max_tokens
+    # no usage, or more tokens than the cap: a server that ignores max_tokens (llama-cpp-python's
+    # chatml-function-calling with tool_choice auto), whose count says nothing about a cut
     return text is not None and unclosed_json(text)
 
 

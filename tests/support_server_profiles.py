@@ -47,6 +47,26 @@ class ServerProfile:
     # status answered to any request with tools (llama.cpp's llama-server without --jinja: 500 "tools param
     # requires --jinja flag"; a gateway without tool support: 400). None: tools are taken
     tools_status: int | None = None
+    # the smallest "maxLength" that kills the server when the model calls a tool whose parameters hold it
+    # (None: never): llama-cpp-python's chatml-function-calling builds a grammar from the called tool's
+    # parameters, llama.cpp's parser refuses the nested repetition a long maxLength becomes ("exceeds sane
+    # defaults") and the server exits; in issue #31's sweep 500 passed and 2,000 killed it (docs/model-servers.md).
+    # The connection drops, and so does every later one: there is no refusal to react to
+    dies_on_max_length: int | None = None
+    # the answer to a prompt longer than the model's context (None: the server cuts the prompt silently, as
+    # Ollama does by default). OpenAI and vLLM word it "This model's maximum context length is N tokens";
+    # llama-cpp-python the same (seen in issue #31's sweep); SGLang "longer than the model's context length"
+    context_error: tuple[int, str] | None = (
+        400, "This model's maximum context length is 1536 tokens. However, you requested 1584 tokens (1536 in the "
+             "messages, 48 in the completion). Please reduce the length of the messages or completion.")
+
+    def dies_on(self, body: dict[str, Any], message: dict[str, Any]) -> bool:
+        """Does answering ``body`` with ``message`` kill this server?"""
+        if self.dies_on_max_length is None:
+            return False
+        called = {c["function"]["name"] for c in message.get("tool_calls") or []}
+        schemas = [t["function"].get("parameters") for t in body.get("tools") or [] if t["function"]["name"] in called]
+        return any(length >= self.dies_on_max_length for length in _keyword_values(schemas, "maxLength"))
 
     def refusal(self, body: dict[str, Any]) -> tuple[int, str] | None:
         """(status, message) when this server refuses the request as a whole, else None."""
@@ -98,6 +118,18 @@ def _broken_history_arguments(messages: list[dict[str, Any]]) -> bool:
     return False
 
 
+def _keyword_values(value: Any, keyword: str) -> list[Any]:
+    """Every value ``keyword`` has as a keyword in the schemas of ``value`` (not as a property name)."""
+    if isinstance(value, list):
+        return [found for item in value for found in _keyword_values(item, keyword)]
+    if not isinstance(value, dict):
+        return []
+    found = [value[keyword]] if keyword in value and not isinstance(value[keyword], (dict, list)) else []
+    for key, sub in value.items():
+        found += _keyword_values(list(sub.values()) if key == "properties" and isinstance(sub, dict) else sub, keyword)
+    return found
+
+
 def uses_keyword(value: Any, keyword: str) -> bool:
     """Does a schema in ``value`` use ``keyword`` as a keyword, as a grammar converter reads it? A
     parameter named after it (a key of ``properties``) or the word in a description is not a use."""
@@ -105,7 +137,7 @@ def uses_keyword(value: Any, keyword: str) -> bool:
         return any(uses_keyword(item, keyword) for item in value)
     if not isinstance(value, dict):
         return False
-    if keyword in value and isinstance(value[keyword], str):
+    if keyword in value and isinstance(value[keyword], (str, int)) and not isinstance(value[keyword], bool):
         return True
     properties = value.get("properties")
     named = list(properties.values()) if isinstance(properties, dict) else []
@@ -123,7 +155,8 @@ PROFILES = {
     "openai": ServerProfile("openai"),
     # llama-cpp-python 0.3.x `python -m llama_cpp.server --chat_format chatml-function-calling` (issue #31).
     "llama.cpp": ServerProfile("llama.cpp", null_content_status=500, tools_need_tool_choice=True,
-                               json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500),
+                               json_schema_status=500, cut_tool_call_finish="tool_calls", pattern_status=500,
+                               dies_on_max_length=2000),
     # vLLM served with --enable-auto-tool-choice --tool-call-parser P (features/tool_calling page of the vLLM docs;
     # entrypoints/openai/serving_chat.py; chat_utils._postprocess_messages): named and "required" calls come
     # from structured outputs with finish_reason "stop"; the auto parser gives up on a cut call (text
@@ -131,10 +164,12 @@ PROFILES = {
     "vllm": ServerProfile("vllm", forced_call_finish="stop", cut_auto_call_as_text=True,
                           broken_history_arguments_status=400),
     # Ollama's /v1 compatibility layer: tool_choice is not a supported field (a forced call is not honoured).
-    "ollama": ServerProfile("ollama", ignores_named_tool_choice=True),
+    "ollama": ServerProfile("ollama", ignores_named_tool_choice=True, context_error=None),
     # SGLang with --tool-call-parser P (srt/entrypoints/openai/serving_chat.py: _process_tool_calls,
     # _apply_jinja_template): a forced call is a JSON array under a grammar, parsed after the fact, so a cut
     # one (auto or forced) comes back as text; history arguments are orjson.loads'd (a ValueError: 400).
     "sglang": ServerProfile("sglang", cut_auto_call_as_text=True, cut_forced_call_as_text=True,
-                            broken_history_arguments_status=400),
+                            broken_history_arguments_status=400, context_error=(
+                                400, "The input (1584 tokens) is longer than the model's context length (1536 "
+                                     "tokens).")),
 }

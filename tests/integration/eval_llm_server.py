@@ -14,8 +14,11 @@ one reply when ``parallel`` is set), then a final message wrapped around a priva
 ``communicate`` facts. As the user (``user_model``) it answers questions with a scripted line
 and ends with ``###STOP###`` once the agent reports completion. ``fail`` makes every
 request of that task answer 500; ``ramble`` makes the agent write to its token limit every time
-(a cut tool call, then cut prose, alternately); ``malformed`` makes its first tool call carry
+(a cut tool call, then cut prose, alternately); ``overflow`` makes its first reply a cut tool call
+that fills the context, and the profile's context error the answer to every later agent request; ``malformed`` makes its first tool call carry
 arguments that are not JSON (vLLM's docs: auto-parsed arguments "may occasionally be malformed").
+A profile whose server dies on a called tool's ``maxLength`` (llama.cpp) drops that connection
+and every later one (``dead``), as the real server's exit does.
 ``"usage": false`` drops usage from every reply (only the text can tell a cut reply then). ``profile`` (tests/support_server_profiles.py)
 makes the server refuse and answer what that server would (null content, tools without
 tool_choice, the way a cut reply is reported). Every request is logged (``requests``), with the
@@ -44,7 +47,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from scaleenv_mcp.clients.completion import as_clause
-from tests.support_server_profiles import PROFILES, cut_usage
+from tests.support_server_profiles import PROFILES, ServerProfile, cut_usage
 
 PRIVATE = "PRIVATE-PLAN"
 FINAL = f"<think>{PRIVATE}: the goal is met, say so.</think>Done: your request ({{request}}) has been completed."
@@ -67,11 +70,13 @@ def _completion(model: str, message: dict[str, Any], prompt_tokens: int, finish:
 class ScenarioServer:
     def __init__(self, scenario: dict[str, Any]) -> None:
         self.scenario = scenario
-        self.profile = PROFILES[scenario.get("profile", "openai")]
+        base = PROFILES[scenario.get("profile", "openai")]  # "profile_changes": fields of it set otherwise
+        self.profile = ServerProfile(**{**base.__dict__, **scenario.get("profile_changes", {})})
         self.requests: list[dict[str, Any]] = []
         # (model, the read timeout the openai client sent with the request: its x-stainless-read-timeout header)
         self.timeouts: list[tuple[str, str | None]] = []
         self.base_url = ""
+        self.dead = False  # the profile's server died (dies_on_max_length): every connection drops
 
     def _task(self, messages: list[dict[str, Any]]) -> tuple[str, dict[str, Any]] | None:
         for message in messages:
@@ -110,11 +115,13 @@ class ScenarioServer:
             return {"role": "assistant", "content": "<think>satisfied</think>###STOP###"}
         return {"role": "assistant", "content": "Yes, those details are right. Please go ahead."}
 
-    async def chat(self, request: Request) -> JSONResponse:
+    async def chat(self, request: Request) -> Any:
         body = await request.json()
         self.requests.append(body)
         self.timeouts.append((body.get("model", ""), request.headers.get("x-stainless-read-timeout")))
         messages = body.get("messages", [])
+        if self.dead:
+            return _DROP
         if self.scenario.get("delay"):
             await asyncio.sleep(self.scenario["delay"])
         if body["model"] == GENERIC:
@@ -129,9 +136,16 @@ class ScenarioServer:
         if refused:
             return JSONResponse({"error": {"message": refused[1]}}, status_code=refused[0])
         prompt = len(json.dumps(messages)) // 4
+        is_agent = body["model"] == self.scenario["agent_model"]
+        if is_agent and task.get("overflow") and self.profile.context_error:
+            if any(m["role"] == "assistant" for m in messages):  # the first reply filled the context
+                return JSONResponse({"error": {"message": self.profile.context_error[1]}},
+                                    status_code=self.profile.context_error[0])
+            message, finish = self._ramble(body, task)
+            return self._reply(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)), body)
         if body["model"] == self.scenario["agent_model"] and task.get("ramble"):
             message, finish = self._ramble(body, task)
-            return self._reply(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)))
+            return self._reply(_completion(body["model"], message, prompt, finish, cut_usage(body, prompt)), body)
         if body["model"] == self.scenario["agent_model"] and (task.get("never_calls")
                                                               or not self.profile.shows_tools(body)):
             message = {"role": "assistant", "content": NO_TOOLS}  # the model never saw a tool
@@ -141,15 +155,19 @@ class ScenarioServer:
             message = self._user(messages)
         else:
             return JSONResponse({"error": {"message": f"unknown model {body['model']}"}}, status_code=404)
-        return self._reply(_completion(body["model"], message, prompt))
+        return self._reply(_completion(body["model"], message, prompt), body)
 
-    def _reply(self, completion: dict[str, Any]) -> JSONResponse:
-        """The completion, without its usage when the scenario says the server reports none."""
+    def _reply(self, completion: dict[str, Any], body: dict[str, Any] | None = None) -> Any:
+        """The completion, without its usage when the scenario says the server reports none; the
+        connection dropped instead when the profile's server dies on it."""
+        if body is not None and self.profile.dies_on(body, completion["choices"][0]["message"]):
+            self.dead = True
+            return _DROP
         if self.scenario.get("usage", True) is False:
             completion = {k: v for k, v in completion.items() if k != "usage"}
         return JSONResponse(completion)
 
-    def _generic(self, body: dict[str, Any]) -> JSONResponse:
+    def _generic(self, body: dict[str, Any]) -> Any:
         """Any request to model ``GENERIC``, as a small model on this profile's server would answer
         (``scaleenv doctor``'s probes): tool calls when it sees tools, JSON when asked, cut at a small cap."""
         refused = self.profile.refusal(body)
@@ -168,8 +186,11 @@ class ScenarioServer:
                 arguments = '{"answer": "ok"}' if forced else '{"order_id": "ORD-1"}'
                 call = {"id": "call_g", "type": "function", "function": {"name": name, "arguments": arguments}}
                 finish = self.profile.forced_call_finish if self.profile.forced(body) else "tool_calls"
-                return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": None, "tool_calls": [call]},
-                                                prompt, finish))
+                message = {"role": "assistant", "content": None, "tool_calls": [call]}
+                if self.profile.dies_on(body, message):
+                    self.dead = True
+                    return _DROP
+                return JSONResponse(_completion(GENERIC, message, prompt, finish))
         asked_json = "JSON" in str(body["messages"][-1].get("content"))
         text = '{"answer": "ok"}' if asked_json else "OK, I can help with that."
         return JSONResponse(_completion(GENERIC, {"role": "assistant", "content": text}, prompt))
@@ -191,6 +212,18 @@ class ScenarioServer:
 
     def app(self) -> Starlette:
         return Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
+
+
+class _Drop:
+    """A response that starts and never finishes: uvicorn closes the connection (a server process
+    that died mid-request; the client sees a connection error, not a status)."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"100")]})
+        raise ConnectionAbortedError("the server died building a grammar (scenario)")
+
+
+_DROP = _Drop()
 
 
 @contextlib.contextmanager
@@ -217,12 +250,14 @@ def serve_llm(scenario_path: Path) -> Iterator[ScenarioServer]:
 
 def write_scenario(path: Path, tasks: list[Any], *, fail: set[str] = frozenset(), ask_first: bool = True,
                    parallel: set[str] = frozenset(), delay: float = 0.0, profile: str = "openai",
-                   ramble: set[str] = frozenset(), malformed: set[str] = frozenset(), usage: bool = True) -> Path:
+                   ramble: set[str] = frozenset(), malformed: set[str] = frozenset(), usage: bool = True,
+                   overflow: set[str] = frozenset()) -> Path:
     """A scenario file for ``tasks`` (scaleenv Task objects): each plays its gold actions."""
     scenario = {"agent_model": "test-agent", "user_model": "test-user", "delay": delay, "profile": profile,
                 "usage": usage, "tasks": {
         t.user.opening: {"actions": [a.model_dump() for a in t.actions], "fail": t.id in fail, "ask_first": ask_first,
                          "parallel": t.id in parallel, "ramble": t.id in ramble, "malformed": t.id in malformed,
+                         "overflow": t.id in overflow,
                          "communicate": list(t.communicate)}
         for t in tasks}}
     path.write_text(json.dumps(scenario, indent=1))

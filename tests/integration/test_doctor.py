@@ -57,6 +57,23 @@ def test_doctor_verdicts_per_server_profile(profile: str, tmp_path: Path):
         assert "-> eval resends the tools with schemas reduced to a portable subset" in probe.split(" no ")[0]
 
 
+def test_a_server_that_dies_on_a_probe_is_not_called_unreachable(tmp_path: Path):
+    """llama-cpp-python answers the first probes, then dies building a grammar from a tool schema's
+    ``maxLength`` (issue #31's sweep; here with ``pattern`` accepted, so the schema reaches the grammar).
+    Doctor used to call that "nothing answers" and exit 3; it is the probe's verdict, the probes after
+    it are not tried, and eval is told to send portable schemas from the first request."""
+    scenario = tmp_path / "scenario.json"
+    scenario.write_text(json.dumps({"agent_model": "a", "user_model": "u", "profile": "llama.cpp",
+                                    "profile_changes": {"pattern_status": None}, "tasks": {}}))
+    with serve_llm(scenario) as server:
+        done = _doctor(server.base_url)
+        assert server.dead
+    said = " ".join(done.stdout.split())
+    assert done.returncode == 0, done.stderr[-2000:]
+    probe = said[said.index("no schema pattern (tools):"):]
+    assert "the connection dropped" in probe and "--portable-schemas" in probe, said
+
+
 def test_doctor_against_a_port_with_nothing_listening_says_so_in_one_line():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -22,6 +22,7 @@ from scaleenv_mcp.clients import EvalConfig, run_eval
 from scaleenv_mcp.clients.models import EpisodeStatus
 from scaleenv_mcp.clients.report import print_results
 from scaleenv_mcp.domain.loader import load_domain
+from scaleenv_mcp.errors import HarnessError
 from tests.integration.eval_llm_server import serve_llm, write_scenario
 from tests.integration.test_eval_shipped import REPO, sample_task_ids
 from tests.support_server_profiles import PROFILES, uses_keyword
@@ -56,8 +57,11 @@ def test_an_oracle_like_model_scores_1_and_a_rambler_0_as_its_own_failure(profil
     tasks = list(load_domain(library_master / "tiny_library").tasks.values())
     scenario = write_scenario(tmp_path / "scenario.json", tasks, profile=profile, ramble={RAMBLER},
                               malformed={MALFORMED}, usage=usage)
+    config = _config(module_host, library_master, tmp_path / "run", "")
+    # llama.cpp dies on the served maxLength of a called tool: eval is run there with --portable-schemas (below)
+    config.portable_schemas = PROFILES[profile].dies_on_max_length is not None
     with serve_llm(scenario) as server:
-        results = anyio.run(run_eval, _config(module_host, library_master, tmp_path / "run", server.base_url))
+        results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url}))
         requests = list(server.requests)
 
     records = {json.loads(x)["key"]: json.loads(x) for x in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()}
@@ -79,6 +83,30 @@ def test_an_oracle_like_model_scores_1_and_a_rambler_0_as_its_own_failure(profil
     assert "{}" in sent and all(isinstance(json.loads(a), dict) for a in sent)
 
 
+@pytest.mark.parametrize("profile", sorted(p for p in PROFILES if PROFILES[p].context_error))
+def test_a_conversation_that_outgrows_the_context_is_the_models_end_not_infrastructure(
+        profile: str, library_master: Path, module_host: HostThread, tmp_path: Path):
+    """Issue #31's sweep: llama-cpp-python ignores max_tokens with tool_choice auto, a tool call's
+    arguments ran to the end of the 1,536-token context, and the next request was refused (400, "maximum
+    context length"): an infrastructure failure, though the model filled its own context. It ends the
+    episode, scored, ``end_reason`` context_full, listed in ``model_problems``."""
+    tasks = list(load_domain(library_master / "tiny_library").tasks.values())
+    overflowing = tasks[0].id
+    scenario = write_scenario(tmp_path / "scenario.json", tasks, profile=profile, ask_first=False,
+                              overflow={overflowing})
+    config = _config(module_host, library_master, tmp_path / "run", "")
+    config.portable_schemas = PROFILES[profile].dies_on_max_length is not None
+    with serve_llm(scenario) as server:
+        results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url}))
+    assert results.infra_failures == []
+    records = {json.loads(x)["task_id"]: json.loads(x) for x in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()}
+    full = records.pop(overflowing)
+    assert full["status"] == "completed" and full["end_reason"] == "context_full" and full["reward"] == 0.0
+    assert {r["reward"] for r in records.values()} == {1.0}
+    key = f"tiny_library/{overflowing}#0"
+    assert results.model_problems.context_full == [key] and key in results.model_problems.truncated_episodes
+
+
 def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: Path, module_host: HostThread,
                                                                 tmp_path: Path):
     """The issue's first finding: 0 tool calls in 25 requests, and nothing said so."""
@@ -91,6 +119,38 @@ def test_tools_the_model_never_saw_are_reported_as_no_tool_call(library_master: 
                                                                 "tasks": tasks[0].id}))
     assert results.model_problems.no_tool_call == [f"tiny_library/{tasks[0].id}#0"]
     assert results.avg_at_k == 0.0 and results.infra_failures == []
+
+
+def test_a_server_that_dies_on_a_served_schema_is_scored_with_portable_schemas(
+        library_master: Path, module_host: HostThread, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """Issue #31's sweep: llama-cpp-python (chatml-function-calling) died building a grammar from the
+    ``maxLength`` the host gives every string, on the first tool the model called. A dropped connection
+    is no refusal, so the automatic fallback cannot help: every episode was an infrastructure failure.
+    ``portable_schemas`` (``--portable-schemas``) sends reduced schemas from the first request."""
+    tasks = list(load_domain(library_master / "tiny_library").tasks.values())
+    ids = sorted(t.id for t in tasks)
+    scenario = write_scenario(tmp_path / "scenario.json", tasks, profile="llama.cpp", ask_first=False)
+    config = _config(module_host, library_master, tmp_path / "run", "").model_copy(update={"concurrency": 1})
+
+    with serve_llm(scenario) as server, pytest.raises(HarnessError, match="every episode failed for infrastructure "
+                                                                     "reasons.*APIConnectionError"):
+        anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url}))
+    assert server.dead  # as served, the first call killed it: nothing was scored
+
+    with serve_llm(scenario) as server:
+        results = anyio.run(run_eval, config.model_copy(update={"base_url": server.base_url, "out": tmp_path / "again",
+                                                                "portable_schemas": True}))
+        requests = list(server.requests)
+        assert not server.dead
+    assert results.infra_failures == [] and results.avg_at_k == 1.0
+    with_tools = [r for r in requests if r.get("tools")]
+    assert with_tools and not any(uses_keyword(r["tools"], "maxLength") for r in with_tools)
+    assert "at most 10000 characters" in json.dumps(with_tools[0]["tools"])  # the bound is still told
+    fallback = results.schema_fallback
+    assert fallback is not None and "--portable-schemas" in fallback.reason and fallback.episodes == len(ids)
+    print_results(results)  # asked for, not a refusal: the summary does not blame the server
+    said = " ".join(capsys.readouterr().out.split())
+    assert "the tool schemas went reduced, as asked (--portable-schemas)" in said and "refused" not in said
 
 
 def test_a_server_that_refuses_pattern_still_scores_a_shipped_domain(tmp_path: Path,

@@ -28,3 +28,11 @@ def test_the_text_counts_only_when_the_server_reported_no_usage():
     assert not is_truncated("stop", 40, 100, '{"a": [1')          # counted, short of the cap: a bad reply, not a cut
     assert is_truncated("stop", None, 100, '{"a": [1')            # no usage: the text tells
     assert not is_truncated("stop", None, 100, '{"a": [1]}')
+
+
+def test_a_count_above_the_cap_says_the_server_ignored_it_and_the_text_tells():
+    """llama-cpp-python's chatml-function-calling ignores max_tokens with tool_choice auto: a complete
+    call of 60 tokens under a cap of 48 was not cut (issue #31's sweep counted five such as cut)."""
+    assert not is_truncated("tool_calls", 60, 48, '{"member_id": "MEM-1", "book_id": "BK-1"}')
+    assert is_truncated("tool_calls", 60, 48, '{"member_id": "MEM-1", "book_id": "BK')
+    assert is_truncated("tool_calls", 48, 48, '{"member_id": "MEM-1"}')  # exactly the cap: cut

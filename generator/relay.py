@@ -128,6 +128,8 @@ class Relay:
             if path.exists():
                 size = path.stat().st_size
                 if size == last_size:
+                    if await disconnected():  # the client gave up meanwhile: its retry gets the answer
+                        return None
                     return path.read_bytes().decode("utf-8", errors="replace")
                 last_size = size
             elif await disconnected():

@@ -6,7 +6,8 @@ schema (negative: wrong types, missing fields, bodies that are not the declared 
 parameters are, half the time, the id of a live episode or snapshot, so the operations reach the
 host's code and not only its 404. Every answer must be: no 5xx, a status the document declares,
 the declared content type, a body that matches the declared schema (the error shape included), and
-for a request that breaks the schema a 4xx. Larger runs: ``-m slow`` (``LONG``).
+for a request that breaks the schema a 4xx. Larger runs: ``-m long`` (``LONG``, 3,000 examples: a sweep,
+out of the full run).
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def test_invalid_requests_are_refused_as_documented(target: _Target, data: st.Da
 
 
 @pytest.mark.slow
+@pytest.mark.long
 @LONG
 @given(data=st.data())
 def test_long_fuzz(target: _Target, data: st.DataObject) -> None:

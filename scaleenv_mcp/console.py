@@ -53,7 +53,7 @@ def table(title: str, columns: list[str], rows: list[list[Any]]) -> None:
     Console(file=console.file, width=max(width, console.width)).print(view)
 
 
-def exit_code_for(error: BaseException | None) -> int:
+def exit_code_for(error: BaseException) -> int:
     if isinstance(error, UsageError):
         return EXIT_USAGE
     if isinstance(error, DomainError):
@@ -70,7 +70,9 @@ def fail(error: BaseException | str, code: int | None = None) -> NoReturn:
     from rich.markup import escape
 
     err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)  # a message's [brackets] are text
-    raise typer.Exit(code if code is not None else exit_code_for(error if not isinstance(error, str) else None))
+    if code is None:
+        code = EXIT_ENV if isinstance(error, str) else exit_code_for(error)
+    raise typer.Exit(code)
 
 
 def run_app(app: typer.Typer, prog_name: str, args: list[str] | None = None) -> NoReturn:

@@ -50,6 +50,7 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
     """The agent app of the public address, forwarding to the owning actors' agent listeners."""
     sessions: dict[str, int] = {}  # Mcp-Session-Id -> slot that made it
     keys: OrderedDict[tuple[str, str], tuple[int, str]] = OrderedDict()  # (domain, key) -> slot, its incarnation
+    placed = [0] * len(router.slots)  # sessions and keys held per slot, kept with the two maps (placement reads it)
     # Keep a connection per concurrent request alive (httpx keeps 20 by default: past that every request
     # opened a new connection to the actor, which cost the actor more CPU per call than the call itself).
     http = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0),
@@ -57,9 +58,6 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
 
     def least_loaded() -> int:
         """A slot for a new session or key: the router's episodes plus the sessions and keys placed here."""
-        placed = [0] * len(router.slots)
-        for held in [*sessions.values(), *(slot for slot, _ in keys.values())]:
-            placed[held] += 1
         [slot] = router.place(1, [a + b for a, b in zip(router.loads(), placed)])
         return slot
 
@@ -77,10 +75,11 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
             return _jsonrpc_error(410, -32004, f"this session's host ({router.slots[slot].name}) died: its episode is "
                                                "lost; start a new session")
         made = answer.headers.get(_SESSION)
-        if made is not None and request.method == "POST":
+        if made is not None and request.method == "POST" and made not in sessions:
             sessions[made] = slot
-        if request.method == "DELETE" and request.headers.get(_SESSION):
-            sessions.pop(request.headers[_SESSION], None)
+            placed[slot] += 1
+        if request.method == "DELETE" and (ended := sessions.pop(request.headers.get(_SESSION, ""), None)) is not None:
+            placed[ended] -= 1
         kept = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP}
         if answer.headers.get("content-type", "").startswith("text/event-stream"):  # open as long as the client
             return StreamingResponse(answer.aiter_raw(), status_code=answer.status_code, headers=kept,
@@ -128,8 +127,9 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
             except ScaleEnvError as error:
                 return _jsonrpc_error(503, -32004, error.message)
             keys[named] = (slot, router.slots[slot].incarnation)
+            placed[slot] += 1
             while len(keys) > KEYS_REMEMBERED:
-                keys.popitem(last=False)
+                placed[keys.popitem(last=False)[1][0]] -= 1
         return await forward(request, slot)
 
     @contextlib.asynccontextmanager

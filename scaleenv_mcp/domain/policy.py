@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import types
 from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
@@ -143,9 +144,19 @@ def check_policy(source: str, filename: str = "tools.py") -> PolicyReport:
     Returns:
         A PolicyReport for ``filename``; ``report.ok`` is True when nothing was refused.
     """
+    return compile_checked(source, filename)[0]
+
+
+def compile_checked(source: str, filename: str = "tools.py") -> tuple[PolicyReport, types.CodeType | None]:
+    """``check_policy``, and the code compiled from the very tree it checked (None when refused).
+
+    The loader executes this code rather than compiling the source again: what runs is what was
+    checked, and a load parses and compiles once (validation loads tools.py once per mutant).
+    """
+    code = None
     try:
         tree = ast.parse(source, filename)
-        compile(tree, filename, "exec", dont_inherit=True)  # compiler-only errors; nothing runs
+        code = compile(tree, filename, "exec", dont_inherit=True)  # compiler-only errors; nothing runs
         checker = _Checker(tree)
         checker.visit(tree)
         found = checker.found
@@ -154,7 +165,7 @@ def check_policy(source: str, filename: str = "tools.py") -> PolicyReport:
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
         found = [(1, "syntax_error", f"source cannot be parsed or checked: {type(exc).__name__}")]
     violations = [PolicyViolation(file=filename, line=n, rule=r, reason=why) for n, r, why in sorted(set(found))]
-    return PolicyReport(file=filename, violations=violations)
+    return PolicyReport(file=filename, violations=violations), None if violations else code
 
 
 def _bound_names(nodes: Iterable[ast.AST]) -> set[str]:

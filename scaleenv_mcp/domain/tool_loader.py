@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyViolation, check_policy
+from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyViolation, compile_checked
 from scaleenv_mcp.errors import DomainError
 
 __all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "parse_tools", "tool_signature"]
@@ -85,12 +85,12 @@ def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> di
         ToolLoadError: the policy refused the source (all violations listed), executing
             the module raised, or a tool is missing or is not a ``def name(ctx, ...)``.
     """
-    report = check_policy(source, filename)
-    if not report.ok:
+    report, code = compile_checked(source, filename)
+    if code is None:
         listed = "; ".join(f"{filename}:{v.line} [{v.rule}] {v.reason}" for v in report.violations)
         first = report.violations[0].line
         raise ToolLoadError(filename, f"refused by the tool policy: {listed}", first, report.violations)
-    namespace = _execute_module(source, filename)
+    namespace = _execute_module(code, filename)
     functions: dict[str, Callable[..., dict[str, Any]]] = {}
     for name in tool_names:
         obj = namespace.get(name)
@@ -169,11 +169,10 @@ def _tool_builtins() -> dict[str, Any]:
     return table
 
 
-def _execute_module(source: str, filename: str) -> dict[str, Any]:
-    """Compile and run already-checked source in a fresh namespace with restricted builtins."""
+def _execute_module(code: types.CodeType, filename: str) -> dict[str, Any]:
+    """Run checked code (``policy.compile_checked``) in a fresh namespace with restricted builtins."""
     namespace: dict[str, Any] = {"__builtins__": _tool_builtins(), "__name__": "scaleenv_tools"}
     try:
-        code = compile(source, filename, "exec", dont_inherit=True)
         exec(code, namespace)  # noqa: S102 - the point of this module; see the docstring
     except Exception as exc:
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]

@@ -114,8 +114,9 @@ class CaseRunner:
         problems = await asyncio.gather(*(one(w) for w in self.pool.workers))
         return next((p for p in problems if p), None)
 
-    async def run(self, bundle: DomainBundle, specs: dict[str, ToolSpec], cases: Sequence[ToolCase]) -> list[CaseRecord]:
-        """Run every case, spread over the pool's workers; results in the order of ``cases``.
+    async def run(self, bundle: DomainBundle, specs: dict[str, ToolSpec], cases: Sequence[ToolCase],
+                  workers: Sequence[WorkerHandle] | None = None) -> list[CaseRecord]:
+        """Run every case, spread over the pool's workers (or only over ``workers``); results in the order of ``cases``.
 
         Every case gets a record: run, or skipped with the reason (its tool ran away first,
         the gate stopped at a runaway tool, or the run's budget ran out).
@@ -169,11 +170,11 @@ class CaseRunner:
                         changed.notify_all()
                     report_progress()
 
-        await asyncio.gather(*(drain(w) for w in self.pool.workers))
+        await asyncio.gather(*(drain(w) for w in (self.pool.workers if workers is None else workers)))
         return [r for r in records if r is not None]
 
-    async def forget(self, bundle: DomainBundle) -> None:
-        for worker in self.pool.workers:
+    async def forget(self, bundle: DomainBundle, workers: Sequence[WorkerHandle] | None = None) -> None:
+        for worker in self.pool.workers if workers is None else workers:
             if bundle.content_hash in worker.domains:
                 async with worker.lock:
                     await worker.request(("forget", bundle.content_hash), self.timeout)

@@ -14,6 +14,7 @@ refuses the package. The report still lists every case, run or skipped, with the
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections.abc import Callable
@@ -34,7 +35,7 @@ from scaleenv_mcp.procedural.mutation import build_mutants
 from scaleenv_mcp.procedural.report import CaseKind, CaseRecord, Finding, ToolRow, ValidationReport
 from scaleenv_mcp.procedural.runner import CaseRunner, RunBudget, skipped_record
 from scaleenv_mcp.procedural.seed_shape import check_seed_shape
-from scaleenv_mcp.workers.pool import WorkerPool
+from scaleenv_mcp.workers.pool import WorkerHandle, WorkerPool
 from scaleenv_mcp.workers.protocol import DomainBundle
 
 __all__ = ["VALIDATOR_VERSION", "default_budget", "load_cases", "validate_domain"]
@@ -257,6 +258,10 @@ async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: Domai
 
     A helper's mutant is run against the cases of every tool that calls it directly and gets
     a row of its own ("name (helper)"), so shared checks are held to the same standard.
+
+    Each mutant runs on one worker, loaded once there (a load is most of a mutant's cost, and one
+    tool's cases never run side by side anyway), while the other workers take the next mutants.
+    Verdicts are tallied in plan order, so the report does not depend on which worker was faster.
     """
     import ast
 
@@ -267,27 +272,34 @@ async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: Domai
     for helper, calling in sorted(callers.items()):
         rows.setdefault(f"{helper} (helper)", ToolRow(tool=f"{helper} (helper)"))
         plan += [(m, calling) for m in build_mutants(package.tools_source, helper, limit=6, tree=tree)]
-    for index, (mutant, targets) in enumerate(plan):
-        mine = [c for c in cases if c.tool in targets]
-        if not mine:
-            continue
-        if runner.budget.exhausted:
-            break
+    runs = [(mutant, [c for c in cases if c.tool in targets]) for mutant, targets in plan]
+    verdicts: dict[int, list[CaseRecord]] = {}
+    runnable = [index for index, (_, mine) in enumerate(runs) if mine]
+    queue = iter(runnable)
+
+    async def work(worker: WorkerHandle) -> None:
+        for index in queue:  # one shared iterator: each mutant is taken by one worker
+            if runner.budget.exhausted:
+                return
+            mutant, mine = runs[index]
+            # (a mutant the policy refuses fails to load in the worker: its cases fail, it counts as killed)
+            mutant_bundle = _mutant_bundle(bundle, mutant.source)
+            verdicts[index] = await runner.run(mutant_bundle, specs, mine, workers=[worker])
+            await runner.forget(mutant_bundle, workers=[worker])
+            if progress:
+                progress("mutants", len(verdicts), len(runs))
+
+    await asyncio.gather(*(work(w) for w in runner.pool.workers))
+    for index in runnable:
+        (mutant, mine), records = runs[index], verdicts.get(index)
+        if records is None or (runner.budget.exhausted and any(r.kind is CaseKind.skipped for r in records)):
+            break  # not measured, nor anything after it: the budget finding refuses the package anyway
         row = rows[mutant.tool if mutant.tool in rows else f"{mutant.tool} (helper)"]
         row.mutants += 1
-        # (a mutant the policy refuses fails to load in the worker: its cases fail, it counts as killed)
-        mutant_bundle = _mutant_bundle(bundle, mutant.source)
-        records = await runner.run(mutant_bundle, specs, mine)
-        await runner.forget(mutant_bundle)
-        if runner.budget.exhausted and any(r.kind is CaseKind.skipped for r in records):
-            row.mutants -= 1  # not measured: the budget finding refuses the package anyway
-            break
         if any(r.kind is CaseKind.unexpected_failure for r in records) or len(records) < len(mine):
             row.killed += 1
         else:
             row.survivors.append(mutant.description)
-        if progress:
-            progress("mutants", index + 1, len(plan))
     report.mutants = sum(r.mutants for r in rows.values())
     report.killed = sum(r.killed for r in rows.values())
     report.mutation_score = round(report.killed / report.mutants, 4) if report.mutants else None

@@ -11,6 +11,7 @@ import re
 import sqlite3
 
 from scaleenv_mcp.state.canonical import list_tables
+from scaleenv_mcp.state.containment import CHANGES_TABLE
 
 __all__ = ["ID_TABLE", "format_id", "install_id_counters", "mint_id"]
 
@@ -24,14 +25,24 @@ def format_id(prefix: str, number: int) -> str:
 
 
 def install_id_counters(conn: sqlite3.Connection) -> None:
-    """Create the counter table, seeded from the highest id of every prefix in text key columns."""
+    """Create the counter table, seeded from the highest id of every prefix in text key columns.
+
+    A state that has counters already and tracks its changes (every state ``start_states``
+    builds: counters are installed after tracking) only needs the rows its change table names:
+    every other row was there, unchanged, when its counters were installed. That makes a task's
+    start state and a test case's fixture cost their own rows, not the whole seed's.
+    """
+    changed_only = _has_table(conn, ID_TABLE) and _has_table(conn, CHANGES_TABLE)
     highest: dict[str, int] = {}
     for table in list_tables(conn):
         for row in conn.execute(f'PRAGMA table_info("{table}")').fetchall():
             column, declared, is_pk = row[1], (row[2] or "").upper(), row[5]
             if not is_pk or declared != "TEXT":
                 continue
-            for (value,) in conn.execute(f'SELECT "{column}" FROM "{table}"'):
+            rows = conn.execute(f'SELECT "{column}" FROM "{table}" WHERE rowid IN '
+                                f"(SELECT rid FROM {CHANGES_TABLE} WHERE tbl = ?)", (table,)) if changed_only \
+                else conn.execute(f'SELECT "{column}" FROM "{table}"')
+            for (value,) in rows:
                 match = _ID_RE.match(value or "")
                 if match:
                     prefix, number = match.group(1), int(match.group(2))
@@ -41,6 +52,10 @@ def install_id_counters(conn: sqlite3.Connection) -> None:
         f"INSERT INTO {ID_TABLE}(prefix, last) VALUES (?, ?) ON CONFLICT(prefix) DO UPDATE SET last = max(last, excluded.last)",
         sorted(highest.items()),
     )
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
 
 
 def mint_id(conn: sqlite3.Connection, prefix: str) -> str:

@@ -3,12 +3,16 @@
 Rounds, one per host kill. Each round starts a real ``scaleenv serve`` on one state directory
 (shared by all rounds), loads it with clients (episodes of fuzzed tool calls over MCP, as the soak
 makes), kills a random worker with SIGKILL every few seconds, then kills the host with SIGKILL
-while the load runs. Checked, and counted in the report:
+while the load runs: once ``round_seconds`` have passed, ``min_replays`` of the round's episodes
+have been replayed and compared, and an episode is open that is not being closed (a loaded machine
+gets fewer episodes through in a round; the round waits for them, up to ``round_limit`` seconds).
+Checked, and counted in the report:
 
 - processes left: every process of the killed host (it and its workers carry a tag) must be gone;
 - surviving episodes: each episode that finished its calls is replayed call by call into a fresh
   episode (the calls answered ``worker_lost`` left out: nothing of them was kept, a retry is safe)
-  and the two fingerprints must be equal, worker kills or not;
+  and the two fingerprints must be equal, worker kills or not; and there must be such episodes,
+  ``min_replays`` per round (a check of its own: none compared is not "none differed");
 - killed episodes: an episode whose worker died and could not be rebuilt answers ``episode_lost``
   where it is used; every episode still open when the host was killed must answer ``episode_lost``
   (HTTP 410) on the next host, and over MCP (410, JSON-RPC -32004, ``data.code`` ``episode_lost``);
@@ -51,6 +55,10 @@ class ChaosConfig:
     host_kills: int = 20
     worker_kills: int = 100
     round_seconds: float = 20.0  # load on each host before it is killed
+    # ... and the host is killed only once this many of the round's episodes were replayed and compared,
+    # or round_limit seconds after the round started (too few then: the replay check fails)
+    min_replays: int = 1
+    round_limit: float = 120.0
     domains: list[str] = field(default_factory=lambda: list(DEFAULT_DOMAINS))
     clients: int = 4
     workers: int = 2
@@ -76,7 +84,8 @@ class _Round:
         self.chaos = chaos
         self.served = served
         self.open: set[str] = set()  # episodes created and not closed (checked on the next host if the host dies)
-        self.killing = False  # set just before the host is killed: failures after it are the kill's
+        self.closing: set[str] = set()  # their close sent, not answered: closed or not, if the host dies now
+        self.killing = False  # set as the host is killed: failures after it are the kill's
 
     async def _call(self, session: RawMcpSession, tool: str, arguments: Any) -> str:
         started = time.monotonic()
@@ -153,8 +162,17 @@ class _Round:
         if fingerprint is None:
             return
         await self._replay(control, http, domain, kept, fingerprint, kinds)
-        await self._control("close", control.close(episode.id))
-        self.open.discard(episode.id)
+        await self._close(control, episode.id)
+
+    async def _close(self, control: ControlClient, episode_id: str) -> None:
+        """Close an episode and stop counting it open. Not once the host is killed: the episode stays open,
+        lost with the host. One whose close was under way then is left out (whether it was closed is unknown)."""
+        if self.killing:
+            return
+        self.closing.add(episode_id)
+        await self._control("close", control.close(episode_id))
+        self.closing.discard(episode_id)
+        self.open.discard(episode_id)
 
     async def _lost_by_worker(self, control: ControlClient, episode_id: str) -> None:
         """An episode found lost during the load (its worker died and it was not rebuilt): it must stay so."""
@@ -190,8 +208,7 @@ class _Round:
             if len(self.chaos.replays["examples"]) < 5:
                 self.chaos.replays["examples"].append({"domain": domain, "calls": calls[:3], "outcomes": kinds,
                                                        "replayed": again})
-        await self._control("close", control.close(replica.id))
-        self.open.discard(replica.id)
+        await self._close(control, replica.id)
 
     async def client(self, index: int, control: ControlClient, deadline: float) -> None:
         rng = random.Random(f"{self.chaos.config.seed}-{self.chaos.round}-{index}")
@@ -242,6 +259,7 @@ class _Chaos:
         self.worker_kills = 0
         self.host_kills = 0
         self.respawn_ms: list[float] = []
+        self.round_s: list[float] = []  # each host's life under load, from the round's start until its SIGKILL
         self.processes_left = 0
         self.gone_ms: list[float] = []  # from the host's SIGKILL until none of its processes is left
 
@@ -286,14 +304,24 @@ class _Chaos:
     async def run_round(self, served: ServedHost, worker_kills: int, rng: random.Random) -> list[str]:
         """Load the host, kill ``worker_kills`` workers, kill the host; the ids it had open."""
         current = _Round(self, served)
-        deadline = time.monotonic() + self.config.round_seconds
+        started, replayed = time.monotonic(), self.replays["checked"]
+        deadline = started + self.config.round_seconds
+        limit = started + max(self.config.round_seconds, self.config.round_limit)
         async with ControlClient(served.control_url, served.token, timeout=HANG_S, max_in_flight=64) as control:
-            clients = [asyncio.create_task(current.client(i, control, deadline + 30)) for i in range(self.config.clients)]
+            clients = [asyncio.create_task(current.client(i, control, limit + 30)) for i in range(self.config.clients)]
             await current.kill_workers(worker_kills, deadline, rng)
             await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+            # A loaded machine gets fewer episodes through: wait for the round's replays, and for an
+            # episode open (not being closed) for the next host to find lost.
+            while (self.replays["checked"] - replayed < self.config.min_replays or not current.open - current.closing) \
+                    and time.monotonic() < limit:
+                await asyncio.sleep(0.05)
+            self.round_s.append(time.monotonic() - started)
             current.killing = True
             killed = time.monotonic()
-            await asyncio.to_thread(served.kill)
+            if served.process is not None:  # from here, with no client turn between the decision and the kill
+                served.process.send_signal(signal.SIGKILL)
+            await asyncio.to_thread(served.kill)  # and reaped
             self.host_kills += 1
             await asyncio.gather(*clients)
         while (left := tagged_processes(served.tag)) and time.monotonic() - killed < 15:
@@ -335,10 +363,12 @@ async def run_chaos(config: ChaosConfig) -> dict[str, Any]:
     lost = chaos.host_lost_episodes
     return {
         "config": {"host_kills": config.host_kills, "worker_kills": config.worker_kills,
-                   "round_seconds": config.round_seconds, "domains": config.domains, "clients": config.clients,
+                   "round_seconds": config.round_seconds, "min_replays": config.min_replays,
+                   "round_limit": config.round_limit, "domains": config.domains, "clients": config.clients,
                    "workers": config.workers, "seed": config.seed, "calls_per_episode": config.calls_per_episode,
                    "skip_validation": config.skip_validation},
         "elapsed_s": round(elapsed, 1), "host_kills": chaos.host_kills, "worker_kills": chaos.worker_kills,
+        "round_s": {"median": _median(chaos.round_s), "max": round(max(chaos.round_s, default=0), 1)},
         "tool_calls": sum(chaos.outcomes.values()), "outcomes": dict(chaos.outcomes.most_common()),
         "control": dict(sorted(chaos.control.items())),
         "latency_ms": {"p50": round(_median(chaos.latencies) * 1000, 2)},
@@ -355,12 +385,14 @@ async def run_chaos(config: ChaosConfig) -> dict[str, Any]:
 def chaos_checks(report: dict[str, Any]) -> list[tuple[str, bool]]:
     """What the chaos run must show (issue #29), each with whether it did."""
     config, host, worker = report["config"], report["lost_with_host"], report["lost_with_worker"]
+    replays = max(1, config.get("min_replays", 1) * config["host_kills"])  # reports before min_replays: 1 a round
     return [
         (f"{config['host_kills']} host kills", report["host_kills"] >= config["host_kills"]),
         (f"{config['worker_kills']} worker kills", report["worker_kills"] >= config["worker_kills"]),
         ("0 processes left behind", report["processes_left"] == 0),
-        ("every surviving episode equals its sequential replay",
-         report["replay"]["checked"] > 0 and report["replay"]["differed"] == 0),
+        (f"at least {replays} surviving episodes replayed ({config.get('min_replays', 1)} per round)",
+         report["replay"]["checked"] >= replays),
+        ("every surviving episode equals its sequential replay", report["replay"]["differed"] == 0),
         ("every episode open on a killed host answers episode_lost (control API and MCP)",
          host["checked"] > 0 and host["answered_episode_lost"] == host["checked"]
          and host["mcp_answered_episode_lost"] == host["mcp_checked"]),
@@ -380,7 +412,10 @@ def chaos_summary_lines(report: dict[str, Any]) -> list[str]:
         f"processes left after host kills: {report['processes_left']} (all gone {report['host_gone_ms']['median']} ms "
         f"after the SIGKILL, median; {report['host_gone_ms']['max']} ms max)",
         f"tool calls: {report['tool_calls']}; answered worker_lost: {report['outcomes'].get(WORKER_LOST, 0)}",
-        f"surviving episodes replayed: {report['replay']['checked']}, differing: {report['replay']['differed']}",
+        f"surviving episodes replayed: {report['replay']['checked']}, differing: {report['replay']['differed']}"
+        + (f"; each host killed after {report['round_s']['median']} s of load, median ({report['round_s']['max']} s "
+           f"max: at least {report['config']['round_seconds']:g} s, and until {report['config']['min_replays']} of its "
+           "episodes were replayed)" if "round_s" in report else ""),
         f"episodes open on a killed host: {host['checked']}, answering episode_lost: {host['answered_episode_lost']} "
         f"(over MCP {host['mcp_answered_episode_lost']}/{host['mcp_checked']})",
         f"episodes lost with their worker: {worker['checked']}, answering episode_lost: "

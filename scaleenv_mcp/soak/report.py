@@ -30,7 +30,10 @@ def _chaos_section(chaos: dict[str, Any] | None) -> list[str]:
         "",
         f"One round per host kill: a fresh `scaleenv serve` on one state directory, {config['clients']} clients "
         f"making episodes of {config['calls_per_episode']} fuzzed tool calls over MCP, a random worker killed "
-        "(SIGKILL) every few seconds, then the host killed (SIGKILL) under the load. Each episode that finished "
+        "(SIGKILL) every few seconds, then the host killed (SIGKILL) under the load"
+        + (f" once {config['round_seconds']:g} s have passed, {config['min_replays']} of the round's episodes "
+           "were replayed and one is open (a loaded machine's rounds last longer)" if "min_replays" in config else "")
+        + ". Each episode that finished "
         "is replayed call by call into a fresh one (calls answered `worker_lost` left out: nothing of them was "
         "kept) and the fingerprints compared; every episode the killed host had open is asked of the next host "
         "(control API, and the first three over MCP); the killed host's processes are looked for by their tag.",

@@ -137,22 +137,15 @@ class PolicyReport(BaseModel):
 def check_policy(source: str, filename: str = "tools.py") -> PolicyReport:
     """Check tool source against the allow-list policy without executing it.
 
-    Use it before loading any ``tools.py`` (``tool_loader`` does) and in the generator's
-    repair loop, whose prompt can quote the reasons. Reports all violations, not the first;
-    a syntax error is a single ``syntax_error`` violation at its line.
-
-    Returns:
-        A PolicyReport for ``filename``; ``report.ok`` is True when nothing was refused.
-    """
+    Use it before loading any ``tools.py`` (``tool_loader`` does) and in the generator's repair loop,
+    whose prompt can quote the reasons. All violations, not the first (a syntax error is one
+    ``syntax_error`` at its line), in a report whose ``ok`` is True when nothing was refused."""
     return compile_checked(source, filename)[0]
 
 
 def compile_checked(source: str, filename: str = "tools.py") -> tuple[PolicyReport, types.CodeType | None]:
-    """``check_policy``, and the code compiled from the very tree it checked (None when refused).
-
-    The loader executes this code rather than compiling the source again: what runs is what was
-    checked, and a load parses and compiles once (validation loads tools.py once per mutant).
-    """
+    """``check_policy``, and the code compiled from the very tree it checked (None when refused): the
+    loader runs what was checked, parsed and compiled once (validation loads tools.py once per mutant)."""
     code = None
     try:
         tree = ast.parse(source, filename)

@@ -188,6 +188,7 @@ class _Round:
         if started is None:
             return
         replica, session = started
+        start, _ = await self._retrying("fingerprint", lambda: control.fingerprint(replica.id))
         again: list[str] = []
         for tool, arguments in calls:
             for _ in range(5):
@@ -203,6 +204,7 @@ class _Round:
         if fingerprint is None:
             return
         self.chaos.replays["checked"] += 1
+        self.chaos.replays["changed"] += fingerprint != start  # the calls wrote: a lost or doubled write would show
         if fingerprint != expected:
             self.chaos.replays["differed"] += 1
             if len(self.chaos.replays["examples"]) < 5:
@@ -252,7 +254,7 @@ class _Chaos:
         self.failures: Counter[str] = Counter()  # 500s, -32603 other than worker_lost, hangs, transport errors
         self.examples: list[dict[str, str]] = []
         self.latencies: list[float] = []
-        self.replays: dict[str, Any] = {"checked": 0, "differed": 0, "examples": []}
+        self.replays: dict[str, Any] = {"checked": 0, "changed": 0, "differed": 0, "examples": []}
         self.worker_lost_episodes = Counter({"checked": 0, "answered_episode_lost": 0})
         self.host_lost_episodes = Counter({"checked": 0, "answered_episode_lost": 0, "mcp_checked": 0,
                                            "mcp_answered_episode_lost": 0})
@@ -412,7 +414,8 @@ def chaos_summary_lines(report: dict[str, Any]) -> list[str]:
         f"processes left after host kills: {report['processes_left']} (all gone {report['host_gone_ms']['median']} ms "
         f"after the SIGKILL, median; {report['host_gone_ms']['max']} ms max)",
         f"tool calls: {report['tool_calls']}; answered worker_lost: {report['outcomes'].get(WORKER_LOST, 0)}",
-        f"surviving episodes replayed: {report['replay']['checked']}, differing: {report['replay']['differed']}"
+        f"surviving episodes replayed: {report['replay']['checked']} ({report['replay'].get('changed', '?')} of them "
+        f"with writes), differing: {report['replay']['differed']}"
         + (f"; each host killed after {report['round_s']['median']} s of load, median ({report['round_s']['max']} s "
            f"max: at least {report['config']['round_seconds']:g} s, and until {report['config']['min_replays']} of its "
            "episodes were replayed)" if "round_s" in report else ""),

@@ -414,8 +414,9 @@ def chaos_summary_lines(report: dict[str, Any]) -> list[str]:
         f"processes left after host kills: {report['processes_left']} (all gone {report['host_gone_ms']['median']} ms "
         f"after the SIGKILL, median; {report['host_gone_ms']['max']} ms max)",
         f"tool calls: {report['tool_calls']}; answered worker_lost: {report['outcomes'].get(WORKER_LOST, 0)}",
-        f"surviving episodes replayed: {report['replay']['checked']} ({report['replay'].get('changed', '?')} of them "
-        f"with writes), differing: {report['replay']['differed']}"
+        f"surviving episodes replayed: {report['replay']['checked']}"
+        + (f" ({report['replay']['changed']} of them with writes)" if "changed" in report["replay"] else "")
+        + f", differing: {report['replay']['differed']}"
         + (f"; each host killed after {report['round_s']['median']} s of load, median ({report['round_s']['max']} s "
            f"max: at least {report['config']['round_seconds']:g} s, and until {report['config']['min_replays']} of its "
            "episodes were replayed)" if "round_s" in report else ""),

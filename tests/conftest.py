@@ -17,6 +17,12 @@ FIXTURE_DOMAINS = Path(__file__).parent / "fixtures" / "domains"
 REPO = Path(__file__).parent.parent
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long tests first (stable otherwise): under ``pytest -n`` a long test drawn near the end of the
+    queue runs alone while the other workers sit idle, and the whole run waits for it."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _state_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Keep validation records and control tokens out of the developer's home."""

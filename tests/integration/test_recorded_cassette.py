@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 import anyio
+import pytest
 
 from scaleenv_mcp.generator.cassette import Cassette
 from scaleenv_mcp.generator.pipeline import generate
@@ -28,6 +29,7 @@ RECORDING = Path(__file__).resolve().parents[2] / "generator" / "recordings" / "
 REPAIRED = {"book_appointment", "close_appointment", "find_pets", "record_vaccination"}
 
 
+@pytest.mark.slow  # about 40 s on 2 cores: the validation runs for real
 def test_the_recorded_run_replays_offline_up_to_where_it_was_recorded(tmp_path):
     cassette = Cassette.open(RECORDING)
     assert cassette.meta.model == "claude-via-relay" and "Claude" in cassette.meta.answered_by

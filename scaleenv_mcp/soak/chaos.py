@@ -41,7 +41,7 @@ from scaleenv_mcp.errors import EpisodeLostError, ScaleEnvError, WorkerLostFault
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.soak.fuzz import fuzz_arguments
 from scaleenv_mcp.soak.raw_mcp import RawMcpSession
-from scaleenv_mcp.soak.run import DEFAULT_DOMAINS, classify
+from scaleenv_mcp.soak.run import DEFAULT_DOMAINS, classify, percentile
 from scaleenv_mcp.soak.served import ServedHost, tagged_processes
 
 __all__ = ["ChaosConfig", "chaos_checks", "chaos_summary_lines", "run_chaos"]
@@ -335,7 +335,7 @@ class _Chaos:
 
 
 def _median(values: list[float]) -> float:
-    return round(sorted(values)[len(values) // 2], 1) if values else 0.0
+    return round(percentile(values, 0.5), 1)
 
 
 async def run_chaos(config: ChaosConfig) -> dict[str, Any]:
@@ -373,7 +373,7 @@ async def run_chaos(config: ChaosConfig) -> dict[str, Any]:
         "round_s": {"median": _median(chaos.round_s), "max": round(max(chaos.round_s, default=0), 1)},
         "tool_calls": sum(chaos.outcomes.values()), "outcomes": dict(chaos.outcomes.most_common()),
         "control": dict(sorted(chaos.control.items())),
-        "latency_ms": {"p50": round(_median(chaos.latencies) * 1000, 2)},
+        "latency_ms": {"p50": round(percentile(chaos.latencies, 0.5) * 1000, 2)},
         "worker_respawn_ms": {"median": _median(chaos.respawn_ms), "max": round(max(chaos.respawn_ms, default=0), 1)},
         "host_gone_ms": {"median": _median(chaos.gone_ms), "max": round(max(chaos.gone_ms, default=0), 1)},
         "processes_left": chaos.processes_left,

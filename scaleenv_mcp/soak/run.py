@@ -32,7 +32,7 @@ from scaleenv_mcp.soak.fuzz import fuzz_arguments, fuzz_message
 from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.served import ServedHost, rss_kb, tagged_processes
 
-__all__ = ["SoakConfig", "classify", "run_soak"]
+__all__ = ["SoakConfig", "classify", "percentile", "run_soak"]
 
 DEFAULT_DOMAINS = ["smart_home", "project_management", "stock_trading"]
 
@@ -228,7 +228,8 @@ class _Soak:
             await asyncio.sleep(every)
 
 
-def _percentile(values: list[float], share: float) -> float:
+def percentile(values: list[float], share: float) -> float:
+    """The value ``share`` of the way up the sorted values (0.5: the median); 0 for none."""
     if not values:
         return 0.0
     ordered = sorted(values)
@@ -283,8 +284,8 @@ async def run_soak(config: SoakConfig, progress: Any = None) -> dict[str, Any]:
         "outcomes": dict(soak.outcomes.most_common()),
         "jsonrpc_messages": sum(soak.messages.values()), "message_outcomes": dict(soak.messages.most_common()),
         "control_ops": control_ops, "control": dict(sorted(soak.control.items())),
-        "latency_ms": {"p50": round(_percentile(soak.latencies, 0.5) * 1000, 2),
-                       "p99": round(_percentile(soak.latencies, 0.99) * 1000, 2),
+        "latency_ms": {"p50": round(percentile(soak.latencies, 0.5) * 1000, 2),
+                       "p99": round(percentile(soak.latencies, 0.99) * 1000, 2),
                        "max": round(max(soak.latencies, default=0.0) * 1000, 2)},
         "internal_errors": {"tool_calls": internal_calls, "messages": internal_messages, "examples": soak.internal},
         "replay": soak.replays, "host_crashes": int(crashed), "processes_left": len(left),

@@ -172,6 +172,8 @@ class HostRouter:
         return False
 
     def _mark_dead(self, slot: int) -> None:
+        if slot in self.dead:  # several requests found it dead at once: one warning, one revival
+            return
         self.dead.add(slot)  # its episodes and snapshots answer episode_lost from now on (_holds)
         log.warning("%s died: its episodes are lost; placing new ones on the others", self.slots[slot].name)
         if slot not in self._revivals or self._revivals[slot].done():

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from scaleenv_mcp.cluster.options import require_ray_for_hosts
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import ControlAuthError, HarnessError, UsageError
 
@@ -52,8 +53,7 @@ async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, 
         ControlAuthError: the remote host refuses the token.
         EnvironmentFaultError: Ray is not installed or its cluster cannot be reached.
     """
-    if hosts is not None and ray is None:
-        raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+    require_ray_for_hosts(ray, hosts)
     if ray is not None:
         if url or control_url:
             raise UsageError("--ray starts its own host actors: give it no --url/--control-url")

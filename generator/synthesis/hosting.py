@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.episodes.trace import CallOutcome
-from scaleenv_mcp.errors import EnvironmentFaultError, UsageError
+from scaleenv_mcp.errors import EnvironmentFaultError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.verifier.replay import Transport
@@ -88,11 +88,11 @@ async def synthesis_hosting(package: DomainPackage, workers: int | None, ray: st
         EnvironmentFaultError: the package is not served (broken, failed validation); Ray missing or
             unreachable.
     """
+    from scaleenv_mcp.cluster.options import require_ray_for_hosts
     from scaleenv_mcp.settings import HostSettings
     from scaleenv_mcp.verifier.replay import HttpTransport, MemoryTransport
 
-    if hosts is not None and ray is None:
-        raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+    require_ray_for_hosts(ray, hosts)
     settings = HostSettings.for_proving(workers=workers, port=0, control_port=None, max_harness_episodes=100000)
     if ray is None:
         from scaleenv_mcp.host.host import Host

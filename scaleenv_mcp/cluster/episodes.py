@@ -75,6 +75,14 @@ def outcome_of(result: types.CallToolResult) -> CallOutcome:
     return CallOutcome(kind=OutcomeKind.tool_error, error_code=code or None, message=message)
 
 
+def _alone(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one error inside ``group`` (through nested groups), or the group when it holds several."""
+    inner: BaseException = group
+    while isinstance(inner, BaseExceptionGroup) and len(inner.exceptions) == 1:
+        inner = inner.exceptions[0]
+    return group if isinstance(inner, BaseExceptionGroup) else inner
+
+
 class ClusterEpisodes:
     """One domain's episodes on a ``RayHosts``: the operations task synthesis drives, as ``Host`` offers them."""
 
@@ -89,17 +97,21 @@ class ClusterEpisodes:
     @contextlib.asynccontextmanager
     async def opened(cls, cluster: RayHosts, domain: str) -> AsyncIterator[ClusterEpisodes]:
         """The episodes of ``domain`` on ``cluster`` for the block, with an MCP client per actor (opened
-        and closed in the caller's task, as the MCP client's task scopes want)."""
+        and closed in the caller's task, as the MCP client's task scopes want). An error of the block
+        leaves it as itself, not wrapped in the exception group of the clients' task groups."""
         import httpx2
         from mcp.client.streamable_http import streamable_http_client
 
-        async with contextlib.AsyncExitStack() as stack:
-            http = httpx2.AsyncClient(timeout=httpx2.Timeout(CALL_SECONDS))
-            stack.push_async_callback(http.aclose)
-            clients = [await stack.enter_async_context(mcp.Client(
-                streamable_http_client(f"{slot.agent_base}/mcp/{domain}", http_client=http), mode=STATELESS))
-                for slot in cluster.slots]
-            yield cls(cluster, domain, clients)
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                http = httpx2.AsyncClient(timeout=httpx2.Timeout(CALL_SECONDS))
+                stack.push_async_callback(http.aclose)
+                clients = [await stack.enter_async_context(mcp.Client(
+                    streamable_http_client(f"{slot.agent_base}/mcp/{domain}", http_client=http), mode=STATELESS))
+                    for slot in cluster.slots]
+                yield cls(cluster, domain, clients)
+        except BaseExceptionGroup as group:
+            raise _alone(group) from None
 
     @property
     def worker_count(self) -> int:

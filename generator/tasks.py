@@ -122,7 +122,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         factory = CandidateFactory(host, package, document, seed, gate, writer)
         await factory.start(host.worker_count)
         targets = kind_targets(n, factory.kinds())
-        in_flight = asyncio.Semaphore(max(2, 3 * (workers or 2)) * hosting.hosts)
+        in_flight = asyncio.Semaphore(hosting.in_flight)
 
         async def one(index: int, full: set[str]) -> tuple[int, Task | Rejection, TaskVerdict | None]:
             if factory.kind_of(index) in full:

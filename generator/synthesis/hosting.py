@@ -114,6 +114,7 @@ async def synthesis_hosting(package: DomainPackage, workers: int | None, ray: st
         try:
             # Every operation is a network round trip here: four times the candidates in flight keep the actors
             # busy while each waits (20 smart_home tasks on two actors of a 2-core machine: 120 s -> 73 s).
-            yield SynthesisHosting(episodes, transport, 4 * in_flight * len(served.cluster.slots), episodes.require_hosts)
+            yield SynthesisHosting(episodes, transport, 4 * in_flight * len(served.cluster.slots),
+                                   episodes.require_hosts)
         finally:
             await transport.aclose()

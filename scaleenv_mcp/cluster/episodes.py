@@ -38,7 +38,7 @@ from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.host.server import EPISODE_META_KEY
 from scaleenv_mcp.state.diff import StateDiff
 
-__all__ = ["ClusterEpisodes", "outcome_of"]
+__all__ = ["ClusterEpisodes", "call_over_mcp"]
 
 STATELESS = "2026-07-28"  # the MCP protocol era without sessions: every request stands alone
 CALL_SECONDS = 120.0  # one tool call's HTTP timeout (the host's own call_timeout ends a runaway tool first)
@@ -62,7 +62,23 @@ def _raised(error: MCPError) -> ScaleEnvError:
     return _RAISED.get(str(code), EnvironmentFaultError)(error.message)
 
 
-def outcome_of(result: types.CallToolResult) -> CallOutcome:
+async def call_over_mcp(client: mcp.Client, episode_id: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    """One tool call on ``episode_id`` through ``client`` (a stateless client of an agent listener's
+    ``/mcp/{domain}``), read back as the ``CallOutcome`` that ``Host.call`` returns.
+
+    Raises:
+        UnknownToolError, EpisodeNotFoundError, LimitExceededError, EnvironmentFaultError...: the error the
+            host raised, rebuilt from the JSON-RPC error's code.
+    """
+    meta = cast(types.RequestParamsMeta, {EPISODE_META_KEY: episode_id})  # an open map (extra_items)
+    try:
+        result = await client.call_tool(tool, arguments, meta=meta)
+    except MCPError as error:
+        raise _raised(error) from None
+    return _outcome_of(result)
+
+
+def _outcome_of(result: types.CallToolResult) -> CallOutcome:
     """The ``CallOutcome`` behind an MCP tool result (``host.server`` writes a success as the worker's
     JSON text, a refusal as ``"{code}: {message}"``)."""
     text = "".join(c.text for c in result.content if isinstance(c, types.TextContent))
@@ -132,15 +148,13 @@ class ClusterEpisodes:
         """
         slot = self.router.owner_slot(episode_id)
         try:
-            meta = cast(types.RequestParamsMeta, {EPISODE_META_KEY: episode_id})  # an open map (extra_items)
-            result = await self._clients[slot].call_tool(tool, arguments or {}, meta=meta)
-        except MCPError as error:
-            raise _raised(error) from None
+            return await call_over_mcp(self._clients[slot], episode_id, tool, arguments or {})
+        except ScaleEnvError:
+            raise
         except Exception as error:  # the transport: the actor's listener went away
             died = "" if await self.router.check(slot) else " (the actor died)"
             raise EnvironmentFaultError(f"tool call {tool!r} on {self.router.slots[slot].name} failed: "
                                         f"{type(error).__name__}{died}") from None
-        return outcome_of(result)
 
     async def fork(self, episode_id: str) -> EpisodeInfo:
         """A copy of the episode on its own actor."""

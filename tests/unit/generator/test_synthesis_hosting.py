@@ -8,21 +8,14 @@ tests/contract/test_host_api.py does for ``EpisodeControl``.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-
 import pytest
 
 from scaleenv_mcp.cluster.episodes import ClusterEpisodes  # imports no Ray
 from scaleenv_mcp.generator.synthesis.hosting import SynthesisHost
 from scaleenv_mcp.host.host import Host
+from tests.support_protocols import assert_offers, operations
 
-OPERATIONS = sorted(name for name, member in vars(SynthesisHost).items()
-                    if inspect.iscoroutinefunction(member) and not name.startswith("_"))
-
-
-def _shape(function: Callable[..., object]) -> list[tuple[str, object]]:
-    return [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+OPERATIONS = operations(SynthesisHost)
 
 
 def test_the_protocol_names_what_synthesis_does_to_episodes():
@@ -34,14 +27,7 @@ def test_the_protocol_names_what_synthesis_does_to_episodes():
 @pytest.mark.parametrize("implementation", [Host, ClusterEpisodes], ids=lambda c: c.__name__)
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_both_hosts_take_the_protocols_parameters(implementation: type, operation: str):
-    declared = _shape(getattr(SynthesisHost, operation))
-    offered = getattr(implementation, operation)
-    assert inspect.iscoroutinefunction(offered), f"{implementation.__name__}.{operation} is not async"
-    shape = _shape(offered)
-    assert shape[:len(declared)] == declared, f"{implementation.__name__}.{operation}{inspect.signature(offered)}"
-    assert all(default is not inspect.Parameter.empty for _, default in shape[len(declared):])  # optional extras
-    assert inspect.signature(offered).return_annotation == \
-        inspect.signature(getattr(SynthesisHost, operation)).return_annotation
+    assert_offers(implementation, SynthesisHost, operation)
 
 
 @pytest.mark.parametrize("implementation", [Host, ClusterEpisodes], ids=lambda c: c.__name__)

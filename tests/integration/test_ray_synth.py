@@ -75,10 +75,11 @@ async def test_a_host_actor_killed_mid_synthesis_fails_the_run_and_writes_nothin
         pytest.skip("finds the host actor processes through /proc")
     out = tmp_path / "tasks.jsonl"
     killed: list[int] = []
+    earlier = set(_host_actor_pids())  # the previous test's actors, if Ray has not ended them yet
 
     def kill_one_after_the_first_round(done: int, total: int) -> None:
         if not killed:  # a real death: the process is gone, its episodes and staged tasks with it
-            pids = _host_actor_pids()
+            pids = [pid for pid in _host_actor_pids() if pid not in earlier]
             assert len(pids) == 2, pids
             os.kill(pids[0], signal.SIGKILL)
             killed.append(pids[0])

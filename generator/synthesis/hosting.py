@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.task import Task
@@ -26,6 +26,9 @@ from scaleenv_mcp.errors import EnvironmentFaultError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.verifier.replay import Transport
+
+if TYPE_CHECKING:  # imported only when a run uses Ray
+    from scaleenv_mcp.cluster.episodes import ClusterEpisodes
 
 __all__ = ["SynthesisHost", "SynthesisHosting", "synthesis_hosting"]
 
@@ -65,6 +68,15 @@ class SynthesisHost(Protocol):
 
 async def _always_whole() -> None:
     """An in-process host cannot lose part of itself: a fault there ends the run by itself."""
+
+
+async def _require_hosts(episodes: ClusterEpisodes) -> None:
+    """Every host actor still the one the run began on; else the run ends here, saying what to do."""
+    try:
+        await episodes.require_hosts()
+    except EnvironmentFaultError as error:
+        raise EnvironmentFaultError(f"{error.message}; the synthesis stops and writes nothing: run it again (the "
+                                    "same seed gives the same tasks)") from None
 
 
 @dataclass(frozen=True)
@@ -115,6 +127,6 @@ async def synthesis_hosting(package: DomainPackage, workers: int | None, ray: st
             # Every operation is a network round trip here: four times the candidates in flight keep the actors
             # busy while each waits (20 smart_home tasks on two actors of a 2-core machine: 120 s -> 73 s).
             yield SynthesisHosting(episodes, transport, 4 * in_flight * len(served.cluster.slots),
-                                   episodes.require_hosts)
+                                   lambda: _require_hosts(episodes))
         finally:
             await transport.aclose()

@@ -185,6 +185,5 @@ class ClusterEpisodes:
         """
         for index, (incarnation, name) in enumerate(self._started):
             if self.router.slots[index].incarnation != incarnation or not await self.router.check(index):
-                raise EnvironmentFaultError(f"{name} was lost (the Ray actor died): its episodes went with it, so "
-                                            "the run stops and writes nothing; run it again (the same seed gives "
-                                            "the same tasks)")
+                raise EnvironmentFaultError(f"{name} was lost (the Ray actor died): the episodes and staged tasks "
+                                            "it held went with it")

@@ -149,8 +149,8 @@ def connect_ray(address: str | None) -> bool:
     if address not in (None, "local", "auto"):
         _reachable(address)
     try:
-        if address in (None, "local"):
-            ray.init(include_dashboard=False, configure_logging=False, log_to_driver=False)
+        if address in (None, "local"):  # a new instance even where `ray start` runs one: "local" is this process's
+            ray.init(address="local", include_dashboard=False, configure_logging=False, log_to_driver=False)
         else:
             ray.init(address=address, configure_logging=False, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as error:

@@ -89,4 +89,5 @@ async def test_a_host_actor_killed_mid_synthesis_fails_the_run_and_writes_nothin
                                progress=kill_one_after_the_first_round)
     assert killed  # the run needed a second round (the first kept fewer than 6)
     assert f"pid {killed[0]})" in caught.value.message and "was lost" in caught.value.message
+    assert "writes nothing: run it again" in caught.value.message
     assert not out.exists()

@@ -72,7 +72,7 @@ def bench_scaling(domain_dir: Path, state_dir: Path, tool: str, arguments: dict[
     body = tool_call_body(tool, arguments)
     per_connection = max(20, calls // episodes)
     samples: dict[tuple[str, int], list[dict[str, float]]] = {}
-    ray.init(num_cpus=max(levels), include_dashboard=False, object_store_memory=200 * 1024 * 1024,
+    ray.init(address="local", num_cpus=max(levels), include_dashboard=False, object_store_memory=200 * 1024 * 1024,
              log_to_driver=False, configure_logging=False)
     try:
         for _ in range(rounds):

@@ -1,6 +1,6 @@
 """``scaleenv eval``: a thin shell over ``run_eval`` and ``regrade_run`` with the same parameter names.
 
-Only typer is imported at module level; the work is imported inside the command, so the
+Only typer and the shared ``--ray``/``--hosts`` options are imported at module level; the work is imported inside the command, so the
 ``scaleenv`` entry point stays fast and ``scaleenv serve`` never loads openai. The core CLI
 reaches this module lazily (scaleenv_mcp/cli/forwarded.py forwards its raw arguments to ``main``).
 Exit codes: 0 the eval ran (whatever the scores), 2 usage, 3 the harness failed (including
@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
+
+from scaleenv_mcp.cluster.options import HostsOption, RayOption
 
 T = TypeVar("T")
 
@@ -62,11 +64,8 @@ def eval_command(
     cache_dir: Annotated[Path | None, typer.Option(help="LLM response cache (default OUT/llm-cache).")] = None,
     domains_dir: Annotated[list[Path] | None, typer.Option("--domains-dir", help="Extra folder of domains.")] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes of a host started here.")] = None,
-    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the episodes on host actors of "
-                                            "this Ray cluster (local, auto or host:port) instead of one host "
-                                            "started here: the same results. Needs the [ray] extra.")] = None,
-    hosts: Annotated[int | None, typer.Option("--hosts", min=1, help="With --ray: host actors to start (default: "
-                                              "one per CPU the cluster has free).")] = None,
+    ray: RayOption = None,
+    hosts: HostsOption = None,
 ) -> None:
     """Evaluate an agent on tasks with a simulated user; write traces, episodes and results (avg@k, pass@k, pass^k).
 

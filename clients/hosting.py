@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from scaleenv_mcp.cluster.options import require_ray_for_hosts
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import ControlAuthError, HarnessError, UsageError
 
@@ -52,8 +53,7 @@ async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, 
         ControlAuthError: the remote host refuses the token.
         EnvironmentFaultError: Ray is not installed or its cluster cannot be reached.
     """
-    if hosts is not None and ray is None:
-        raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+    require_ray_for_hosts(ray, hosts)
     if ray is not None:
         if url or control_url:
             raise UsageError("--ray starts its own host actors: give it no --url/--control-url")
@@ -87,13 +87,12 @@ async def connect(domains: list[str], domain_dirs: list[Path] | None = None, *, 
 async def _ray_connection(domains: list[str], domain_dirs: list[Path] | None, workers: int | None, address: str,
                           hosts: int | None) -> AsyncIterator[HostConnection]:
     import scaleenv_mcp
-    from scaleenv_mcp.cluster.hosts import RayHosts
+    from scaleenv_mcp.cluster.hosts import cluster_control
     from scaleenv_mcp.settings import HostSettings
 
     settings = HostSettings.from_env(workers=workers)
-    async with (RayHosts.running(settings, domain_dirs or None, domains, hosts=hosts, address=address) as cluster,
-                cluster.control_api(settings.model_copy(update={"token_file": None})) as (control_url, token_path),
-                ControlClient(control_url, token_file=token_path) as control):
+    async with (cluster_control(settings, domain_dirs or None, domains, address=address, hosts=hosts) as served,
+                ControlClient(served.url, token_file=served.token_file) as control):
         yield HostConnection(control, scaleenv_mcp.__version__, None)
 
 

@@ -23,14 +23,15 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task, VerifiedRecord
 from scaleenv_mcp.errors import EnvironmentFaultError
+from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.generator.diversity import diversity_report
 from scaleenv_mcp.generator.graph import build_graph
 from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
 from scaleenv_mcp.generator.synthesis.chain_code import ChainWriter
 from scaleenv_mcp.generator.synthesis.gate import ChainGate
+from scaleenv_mcp.generator.synthesis.hosting import synthesis_hosting
 from scaleenv_mcp.generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
 from scaleenv_mcp.verifier.gates import GATES, TaskVerdict, verify_task
-from scaleenv_mcp.verifier.replay import MemoryTransport
 from scaleenv_mcp.verifier.verify import apply_determinism
 
 if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
@@ -81,26 +82,31 @@ def _first_failure(verdict: TaskVerdict) -> str:
 async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | None = None, workers: int | None = None,
                            max_candidates: int | None = None, progress: Progress | None = None,
                            determinism: bool = True, gate: ChainGate | None = None,
-                           writer: ChainWriter | None = None, wording: WordingAsker | None = None) -> TaskSynthReport:
+                           writer: ChainWriter | None = None, wording: WordingAsker | None = None,
+                           ray: str | None = None, hosts: int | None = None) -> TaskSynthReport:
     """Synthesise ``n`` verified tasks (fewer if the candidate budget runs out) and write them.
 
     Args:
         out: the file to write; default the package's tasks.jsonl.
+        workers: worker processes of the host (with ``ray``, of each host actor).
         max_candidates: candidate budget, default max(4 n, n + 40).
         gate: decides whether a task grows by a further chain; default the offline ``RuleGate``.
         writer: writes each candidate's seed chain as code (the generator's LLM mode); without
             one, seed chains are sampled from the graph.
         wording: asks an LLM to reword each kept task's user side (``scaleenv_mcp.generator.synthesis.rewording``
             checks it); without one, the template wording is written.
-    """
-    from scaleenv_mcp.host.host import Host
-    from scaleenv_mcp.settings import HostSettings
+        ray, hosts: run the candidates' episodes on ``hosts`` host actors of the Ray cluster at ``ray``
+            (local, auto or host:port; docs/cluster.md): the same file and report but for the timings.
 
+    Raises:
+        EnvironmentFaultError: the domain is not served; Ray missing or unreachable; a host actor lost
+            mid-run (nothing is written then).
+        UsageError: ``hosts`` without ``ray``.
+    """
     started = time.perf_counter()
     package = load_domain(domain_path)
     document = build_graph(package.manifest)
     budget = max_candidates or max(4 * n, n + 40)
-    settings = HostSettings.for_proving(workers=workers, port=0, control_port=None, max_harness_episodes=100000)
     accepted: dict[int, Task] = {}
     rejected: Counter[str] = Counter()
     examples: dict[str, list[str]] = {}
@@ -111,15 +117,12 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             examples[reason].append(f"candidate {index}: {detail}"[:300])
 
     tried = skipped = 0
-    async with Host.running(settings, domains=[str(package.path)]) as host:
-        status = host.status.get(package.slug, "not found")
-        if not status.startswith("online"):
-            raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
+    async with synthesis_hosting(package, workers, ray, hosts) as hosting:
+        host, transport = hosting.host, hosting.transport
         factory = CandidateFactory(host, package, document, seed, gate, writer)
         await factory.start(host.worker_count)
         targets = kind_targets(n, factory.kinds())
-        transport = MemoryTransport(host, package.slug)
-        in_flight = asyncio.Semaphore(max(2, 3 * (workers or 2)))
+        in_flight = asyncio.Semaphore(hosting.in_flight)
 
         async def one(index: int, full: set[str]) -> tuple[int, Task | Rejection, TaskVerdict | None]:
             if factory.kind_of(index) in full:
@@ -128,7 +131,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                 built = await factory.build(index)
                 if isinstance(built, Rejection):
                     return index, built, None
-                host.stage_tasks(package.slug, [built])
+                await host.stage_tasks(package.slug, [built])
                 try:
                     verdict = await verify_task(built, transport, package.manifest, None, package.seed)
                 except (EnvironmentFaultError, BaseExceptionGroup) as error:
@@ -139,7 +142,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                         raise
                     return index, Rejection("environment", f"{fault.message} [{built.id}]"), None
                 finally:
-                    host.unstage_tasks(package.slug, [built.id])
+                    await host.unstage_tasks(package.slug, [built.id])
                 return index, built, verdict
 
         def missing() -> int:
@@ -150,7 +153,12 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             size = min(budget - (tried - skipped), max(8, math.ceil(missing() * 1.3)))
             batch = range(tried, tried + size)
             tried += size
-            outcomes = await asyncio.gather(*(one(i, full) for i in batch))
+            try:
+                outcomes = await gather_all(one(i, full) for i in batch)
+            except Exception:
+                await hosting.check()  # a host actor lost under the round is why: say that instead
+                raise
+            await hosting.check()  # a lost actor took candidates with it: they would be rejected wrongly
             passing: list[tuple[int, Task, TaskVerdict]] = []
             for index, built, verdict in sorted(outcomes, key=lambda o: o[0]):
                 if isinstance(built, Rejection) and built.reason == "kind_full":

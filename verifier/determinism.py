@@ -44,7 +44,7 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
     found: dict[str, str] = {}
     async with Host.running(settings, domains=[str(package_dir)]) as host:
         slug = package_dir.name
-        host.stage_tasks(slug, tasks)
+        await host.stage_tasks(slug, tasks)
         in_flight = asyncio.Semaphore(8)
 
         async def one(task: Task) -> None:

@@ -96,7 +96,7 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
         status = host.status.get(package.slug, "not found")
         if not status.startswith("online"):
             raise EnvironmentFaultError(f"the host does not serve {package.slug}: {status}")
-        host.stage_tasks(package.slug, tasks)
+        await host.stage_tasks(package.slug, tasks)
         if transport == "memory":
             yield MemoryTransport(host, package.slug)
             return
@@ -116,19 +116,18 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
 async def _ray_transport(package: DomainPackage, tasks: list[Task], workers: int | None, validate: bool, address: str,
                          hosts: int | None) -> AsyncIterator[Transport]:
     """Episodes spread over host actors on Ray; the replays talk to each episode's owner (agent_url)."""
-    from scaleenv_mcp.cluster.hosts import RayHosts
+    from scaleenv_mcp.cluster.hosts import cluster_control
     from scaleenv_mcp.settings import HostSettings
 
-    settings = HostSettings.from_env(workers=workers, max_harness_episodes=100000,
-                                     skip_validation=True if not validate else None)
-    async with RayHosts.running(settings, domains=[str(package.path)], hosts=hosts, address=address) as cluster:
-        await cluster.stage_tasks(package.slug, tasks)
-        async with cluster.control_api(settings.model_copy(update={"token_file": None})) as (control_url, token_path):
-            remote = HttpTransport(package.slug, control_url, token_file=token_path)
-            try:
-                yield remote
-            finally:
-                await remote.aclose()
+    settings = HostSettings.for_proving(workers=workers, max_harness_episodes=100000,
+                                        skip_validation=True if not validate else None)
+    async with cluster_control(settings, domains=[str(package.path)], address=address, hosts=hosts,
+                               staged={package.slug: tasks}) as served:
+        remote = HttpTransport(package.slug, served.url, token_file=served.token_file)
+        try:
+            yield remote
+        finally:
+            await remote.aclose()
 
 
 async def verify_tasks(package: DomainPackage, tasks: list[Task], transport: Transport, *, check_stamp: bool = True,

@@ -44,7 +44,7 @@ from scaleenv_mcp.generator.synthesis.world import Neighborhood, World
 from scaleenv_mcp.state.model import RowOp
 
 if TYPE_CHECKING:
-    from scaleenv_mcp.host.host import Host
+    from scaleenv_mcp.generator.synthesis.hosting import SynthesisHost
 
 __all__ = ["CandidateFactory", "Rejection", "assign_splits", "difficulty_of"]
 
@@ -85,7 +85,7 @@ def assign_splits(tasks: list[Task], test_share: float = 0.2) -> list[Task]:
 
 
 class CandidateFactory:
-    def __init__(self, host: Host, package: DomainPackage, document: ToolGraphDocument, seed: int,
+    def __init__(self, host: SynthesisHost, package: DomainPackage, document: ToolGraphDocument, seed: int,
                  gate: ChainGate | None = None, writer: ChainWriter | None = None) -> None:
         self.host, self.package, self.seed = host, package, seed
         self.gate: ChainGate = gate or RuleGate()
@@ -370,7 +370,7 @@ class CandidateFactory:
 class ProbeEpisode:
     """The episode the expansion calls tools on; a kept patch moves it to the patched world."""
 
-    def __init__(self, host: Host, episode_id: str) -> None:
+    def __init__(self, host: SynthesisHost, episode_id: str) -> None:
         self.host, self.episode_id = host, episode_id
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:

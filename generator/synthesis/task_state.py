@@ -27,7 +27,7 @@ from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.model import RowOp
 
 if TYPE_CHECKING:
-    from scaleenv_mcp.host.host import Host
+    from scaleenv_mcp.generator.synthesis.hosting import SynthesisHost
 
 __all__ = ["TaskState"]
 
@@ -38,7 +38,7 @@ PATCH_CANDIDATES = 4  # patched start states tried (each one replays the task) b
 class TaskState:
     """The main episode of one candidate, its setup rows and the patches made to them."""
 
-    def __init__(self, host: Host, slug: str, manifest: DomainManifest, builder: DistractorBuilder, world: World,
+    def __init__(self, host: SynthesisHost, slug: str, manifest: DomainManifest, builder: DistractorBuilder, world: World,
                  name: str, setup: list[RowOp], used: dict[str, int]) -> None:
         self.host, self.slug, self.manifest, self.builder = host, slug, manifest, builder
         self.name = name
@@ -56,11 +56,11 @@ class TaskState:
     async def _episode(self, ops: list[RowOp]) -> str:
         draft = Task(id=f"{self.name}:{next(self._drafts)}", domain=self.slug, difficulty="easy",
                      user={"opening": "", "instruction": ""}, setup=ops, actions=[])
-        self.host.stage_tasks(self.slug, [draft])
+        await self.host.stage_tasks(self.slug, [draft])
         try:
             return (await self.host.create_episode(self.slug, draft.id)).id
         finally:
-            self.host.unstage_tasks(self.slug, [draft.id])
+            await self.host.unstage_tasks(self.slug, [draft.id])
 
     async def open(self) -> None:
         self.episode_id = await self._episode(self.ops)

@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
-__all__ = ["ControlUrlOption", "DomainsDirOption", "JsonOption", "TokenFileOption"]
+from scaleenv_mcp.cluster.options import HostsOption, RayOption  # shared with eval (clients/cli.py)
+
+__all__ = ["ControlUrlOption", "DomainsDirOption", "HostsOption", "JsonOption", "RayOption", "TokenFileOption"]
 
 DomainsDirOption = Annotated[
     list[Path] | None,

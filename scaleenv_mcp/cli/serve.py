@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from scaleenv_mcp.cli.options import DomainsDirOption
+from scaleenv_mcp.cli.options import DomainsDirOption, HostsOption, RayOption
 
 if TYPE_CHECKING:
     from scaleenv_mcp.host.bind import BoundSockets
@@ -53,11 +53,8 @@ def serve(
     results: Annotated[list[Path] | None, typer.Option("--results", metavar="DIR", help="Eval run folders (or a "
                                                        "folder of them) the web view shows (repeatable).")] = None,
     no_ui: Annotated[bool, typer.Option("--no-ui", help="Do not serve the web view on the control listener.")] = False,
-    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Run the hosts as Ray actors behind "
-                                            "this one control API: 'local' (start Ray here), 'auto' (the cluster "
-                                            "this node joined) or the head's host:port. Needs the [ray] extra.")] = None,
-    hosts: Annotated[int | None, typer.Option("--hosts", min=1, help="With --ray: host actors to start (default: "
-                                              "one per CPU the cluster has free).")] = None,
+    ray: RayOption = None,
+    hosts: HostsOption = None,
 ) -> None:
     """Serve the domains over MCP: /mcp/{domain} for interactive use, /mcp/episodes/{id} per episode.
 
@@ -107,10 +104,10 @@ def _serve_on_ray(settings: HostSettings, address: str | None, hosts: int | None
     bind the control port, then run the host actors and the control API over them."""
     import anyio
 
+    from scaleenv_mcp.cluster.options import require_ray_for_hosts
     from scaleenv_mcp.errors import UsageError
 
-    if address is None:
-        raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+    require_ray_for_hosts(address, hosts)
     if stdio is not None or settings.control_port is None:
         raise UsageError("--ray serves through its control API: it does not go with --stdio or --no-control")
     from scaleenv_mcp.cluster.requirement import import_ray

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
+from scaleenv_mcp.cli.options import DomainsDirOption, HostsOption, JsonOption, RayOption
 
 __all__ = ["app", "report", "restamp", "sample", "synth"]
 
@@ -24,7 +24,8 @@ def synth(
     n: Annotated[int, typer.Option("-n", "--n", min=1, help="Verified tasks to produce.")] = 20,
     seed: Annotated[int, typer.Option("--seed", help="Synthesis seed: the same seed gives a byte-identical file.")] = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Output file (default: the domain's tasks.jsonl).")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: one per core).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Worker processes (default: one per core; with "
+                                                "--ray, of each host actor).")] = None,
     max_candidates: Annotated[int | None, typer.Option("--max-candidates", help="Candidate budget (default max(4n, n+40)).")] = None,
     model: Annotated[str | None, typer.Option("--model", help="Let this LLM reword each kept task's opening and "
                                               "instruction (checked; refused wordings keep the template's).")] = None,
@@ -34,33 +35,45 @@ def synth(
                                                "its task_writer entry is used.")] = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
+    ray: RayOption = None,
+    hosts: HostsOption = None,
 ) -> None:
     """Build tasks by graph expansion, keep those that pass every verifier gate, write them sorted by id.
 
-    With --model (or --roles) an LLM rewords the kept tasks; without, the output is byte-identical per seed."""
+    With --model (or --roles) an LLM rewords the kept tasks; without, the output is byte-identical per seed,
+    with or without --ray (the candidates' episodes on host actors of a Ray cluster: docs/cluster.md).
+
+    Examples:
+      scaleenv tasks synth smart_home -n 20 --seed 0 --out tasks.jsonl
+      scaleenv tasks synth smart_home -n 200 --ray auto --hosts 8 --out tasks.jsonl   # the same file, from 8 hosts"""
     import anyio
     from rich.progress import Progress
 
+    from scaleenv_mcp.cluster.options import require_ray_for_hosts
     from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.generator.tasks import synthesize_tasks
 
     try:
+        require_ray_for_hosts(ray, hosts)
         path = resolve_domain_path(domain, domains_dir)
         resolved = _task_writer_roles(model, base_url, roles)
         with Progress(console=console, transient=True, disable=json_output) as bar:
-            job = bar.add_task(f"synthesising {path.name}", total=n)
+            where = f" on Ray host actors ({ray})" if ray is not None else ""
+            job = bar.add_task(f"synthesising {path.name}{where}", total=n)
 
             def progress(done: int, total: int) -> None:
                 bar.update(job, completed=done, total=total)
 
             async def run() -> Any:
                 if resolved is None:
-                    return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress)
+                    return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress, ray=ray,
+                                                  hosts=hosts)
                 from scaleenv_mcp.generator.synthesis.rewording import task_writer_asker
                 async with task_writer_asker(resolved, seed) as ask:
-                    return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress, wording=ask)
+                    return await synthesize_tasks(path, n, seed, out, workers, max_candidates, progress, wording=ask,
+                                                  ray=ray, hosts=hosts)
 
             report = anyio.run(run)
     except ScaleEnvError as error:

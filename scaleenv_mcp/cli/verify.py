@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from scaleenv_mcp.cli.options import DomainsDirOption, JsonOption
+from scaleenv_mcp.cli.options import DomainsDirOption, HostsOption, JsonOption, RayOption
 
 __all__ = ["verify"]
 
@@ -22,11 +22,8 @@ def verify(
     sample: Annotated[int | None, typer.Option("--sample", min=1, help="Verify a deterministic sample of N tasks.")] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Worker processes of the host started here.")] = None,
     no_determinism: Annotated[bool, typer.Option("--no-determinism", help="Skip the second-process replay.")] = False,
-    ray: Annotated[str | None, typer.Option("--ray", metavar="ADDRESS", help="Replay on host actors of this Ray "
-                                            "cluster (local, auto or host:port; with --transport http): the same "
-                                            "report as a local run. Needs the [ray] extra.")] = None,
-    hosts: Annotated[int | None, typer.Option("--hosts", min=1, help="With --ray: host actors to start (default: "
-                                              "one per CPU the cluster has free).")] = None,
+    ray: RayOption = None,
+    hosts: HostsOption = None,
     json_output: JsonOption = False,
     domains_dir: DomainsDirOption = None,
 ) -> None:
@@ -37,14 +34,14 @@ def verify(
     import anyio
     from rich.progress import Progress
 
+    from scaleenv_mcp.cluster.options import require_ray_for_hosts
     from scaleenv_mcp.console import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
-    from scaleenv_mcp.errors import ScaleEnvError, UsageError
+    from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.verifier.verify import verify_domain
 
     try:
-        if hosts is not None and ray is None:
-            raise UsageError("--hosts goes with --ray ADDRESS (local, auto or host:port)")
+        require_ray_for_hosts(ray, hosts)
         path = resolve_domain_path(domain, domains_dir)
         with Progress(console=console, transient=True, disable=json_output) as bar:
             job = bar.add_task(f"verifying {path.name} over {transport}", total=None)

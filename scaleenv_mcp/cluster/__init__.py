@@ -4,5 +4,7 @@ Ray is an optional extra (``pip install "scaleenv-mcp[ray]"``). Only this packag
 only when ``--ray`` or ``RayHosts`` is used (``requirement.import_ray`` says how to install it when
 it is missing): nothing else of the project needs it. ``router`` (placement and routing over any
 hosts) does not import Ray at all; ``actor`` (one host inside a Ray actor) and ``hosts`` (start the
-actors, the slots the router drives, ``scaleenv serve --ray``) do, through ``import_ray``.
+actors, the slots the router drives, ``scaleenv serve --ray``) do, through ``import_ray``. ``episodes``
+drives one domain's episodes on the actors as a ``Host`` drives its own (``tasks synth --ray``);
+``options`` declares ``--ray`` and ``--hosts`` for every command that takes them.
 """

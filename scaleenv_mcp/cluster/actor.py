@@ -115,8 +115,14 @@ class HostActor:
         host = self._running()
         status = host.status.get(domain, "not served")
         if status.startswith("online"):
-            host.stage_tasks(domain, [Task.model_validate(task) for task in tasks])
+            await host.stage_tasks(domain, [Task.model_validate(task) for task in tasks])
         return status
+
+    async def unstage_tasks(self, domain: str, task_ids: list[str]) -> None:
+        """Forget tasks staged here (``Host.unstage_tasks``); a domain not served has none to forget."""
+        host = self._running()
+        if host.status.get(domain, "").startswith("online"):
+            await host.unstage_tasks(domain, task_ids)
 
     async def live_episodes(self) -> int:
         """How many episodes this host holds (placement is the router's count; this is for checks)."""

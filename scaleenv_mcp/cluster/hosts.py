@@ -20,6 +20,7 @@ import socket
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,7 +35,7 @@ from scaleenv_mcp.host.bind import BoundSockets
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.settings import HostSettings
 
-__all__ = ["RayHosts", "RaySlot", "connect_ray"]
+__all__ = ["ClusterControl", "RayHosts", "RaySlot", "cluster_control", "connect_ray"]
 
 log = logging.getLogger("scaleenv.cluster")
 
@@ -148,8 +149,8 @@ def connect_ray(address: str | None) -> bool:
     if address not in (None, "local", "auto"):
         _reachable(address)
     try:
-        if address in (None, "local"):
-            ray.init(include_dashboard=False, configure_logging=False, log_to_driver=False)
+        if address in (None, "local"):  # a new instance even where `ray start` runs one: "local" is this process's
+            ray.init(address="local", include_dashboard=False, configure_logging=False, log_to_driver=False)
         else:
             ray.init(address=address, configure_logging=False, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as error:
@@ -161,23 +162,46 @@ def connect_ray(address: str | None) -> bool:
 class RayHosts:
     """N host actors and the router over them, for one ``async with`` block."""
 
-    def __init__(self, router: HostRouter, slots: list[RaySlot], token: str) -> None:
+    def __init__(self, router: HostRouter, slots: list[RaySlot], token: str, workers: int = 1) -> None:
         self.router = router
         self.slots = slots
         self.token = token
+        self.workers = workers  # worker processes of each actor's host
 
     async def stage_tasks(self, domain: str, tasks: list[Task]) -> None:
         """Make ``tasks`` creatable on every actor (``Host.stage_tasks``). An actor Ray restarts later
         has only its package's own tasks.
 
         Raises:
-            EnvironmentFaultError: an actor does not serve ``domain`` (broken, failed validation).
+            EnvironmentFaultError: an actor does not serve ``domain`` (broken, failed validation), or died.
         """
         payload = [task.model_dump(mode="json") for task in tasks]
-        for slot, status in zip(self.slots, await asyncio.gather(*(s.actor.stage_tasks.remote(domain, payload)
-                                                                   for s in self.slots))):
+        for slot, status in zip(self.slots, await self._on_every_actor("stage_tasks", domain, payload)):
             if not status.startswith("online"):
                 raise EnvironmentFaultError(f"{slot.name} does not serve {domain}: {status}")
+
+    async def unstage_tasks(self, domain: str, task_ids: list[str]) -> None:
+        """Forget staged tasks on every actor (``Host.unstage_tasks``).
+
+        Raises:
+            EnvironmentFaultError: an actor died.
+        """
+        await self._on_every_actor("unstage_tasks", domain, task_ids)
+
+    async def _on_every_actor(self, method: str, *args: Any) -> list[Any]:
+        """``method`` of every actor, together; the first that failed (an actor that died) as an
+        ``EnvironmentFaultError`` naming it."""
+        ray = import_ray()
+        results = await asyncio.gather(*(getattr(slot.actor, method).remote(*args) for slot in self.slots),
+                                       return_exceptions=True)
+        for slot, result in zip(self.slots, results):
+            if isinstance(result, ray.exceptions.RayError):
+                cause = _scaleenv_error(result)
+                raise cause if isinstance(cause, ScaleEnvError) else EnvironmentFaultError(
+                    f"{method} on {slot.name} failed: {type(result).__name__}") from None
+            if isinstance(result, BaseException):
+                raise result
+        return results
 
     @contextlib.asynccontextmanager
     async def control_api(self, settings: HostSettings, control: socket.socket | None = None
@@ -254,7 +278,7 @@ class RayHosts:
                     f"a host actor failed to start: {type(cause).__name__}: {str(cause).splitlines()[0]}")) from None
             slots = [RaySlot(i, actor, address, token) for i, (actor, address) in enumerate(zip(actors, addresses))]
             router = HostRouter(slots)
-            yield cls(router, slots, token)
+            yield cls(router, slots, token, workers)
         finally:
             if router is not None:
                 await router.aclose()
@@ -268,6 +292,36 @@ class RayHosts:
                     ray.kill(actor)
             if joined:
                 ray.shutdown()
+
+
+@dataclass(frozen=True)
+class ClusterControl:
+    """Host actors on Ray and the one control API over their router (``cluster_control``)."""
+
+    cluster: RayHosts
+    url: str  # the control API's base URL, on a free loopback port
+    token_file: Path  # its token, in a private temporary file
+
+
+@contextlib.asynccontextmanager
+async def cluster_control(settings: HostSettings, domain_dirs: list[Path] | None = None,
+                          domains: list[str] | None = None, *, address: str | None, hosts: int | None = None,
+                          staged: dict[str, list[Task]] | None = None) -> AsyncIterator[ClusterControl]:
+    """``hosts`` host actors on the Ray cluster at ``address`` (``RayHosts.running``), the ``staged`` tasks
+    (domain -> tasks) creatable on every one, and the control API over their router, for the block: what
+    ``verify --ray``, ``eval --ray`` and ``tasks synth --ray`` run on. The token file is a private one,
+    never ``settings.token_file`` (a run must not overwrite the token of a ``serve`` in the same state dir).
+
+    Raises:
+        UsageError: more hosts than the cluster has CPUs for.
+        EnvironmentFaultError: Ray missing or unreachable; an actor that failed to start or does not
+            serve a staged domain.
+    """
+    async with RayHosts.running(settings, domain_dirs, domains, hosts=hosts, address=address) as cluster:
+        for domain, tasks in (staged or {}).items():
+            await cluster.stage_tasks(domain, tasks)
+        async with cluster.control_api(settings.model_copy(update={"token_file": None})) as (url, token_file):
+            yield ClusterControl(cluster, url, token_file)
 
 
 async def serve_cluster(settings: HostSettings, bound: BoundSockets, domain_dirs: list[Path] | None = None,

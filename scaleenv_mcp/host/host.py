@@ -342,7 +342,7 @@ class Host:
         runtime = self.registry.domains.get(domain)
         return runtime.package if runtime is not None else None
 
-    def stage_tasks(self, domain: str, tasks: Iterable[Task]) -> None:
+    async def stage_tasks(self, domain: str, tasks: Iterable[Task]) -> None:
         """Make ``tasks`` creatable on this host, replacing same-id tasks of the served package.
 
         Tasks from a file other than the package's tasks.jsonl, or drafts during synthesis, are
@@ -351,7 +351,7 @@ class Host:
         for task in tasks:
             table[task.id] = task
 
-    def unstage_tasks(self, domain: str, task_ids: Iterable[str]) -> None:
+    async def unstage_tasks(self, domain: str, task_ids: Iterable[str]) -> None:
         table = self.registry.domain(domain).package.tasks
         for task_id in task_ids:
             table.pop(task_id, None)

@@ -9,21 +9,15 @@ Protocol, and tests/integration/test_control_api.py runs the operations over HTT
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
 
 import pytest
 
 from scaleenv_mcp import ControlClient, EpisodeControl, Host
 from scaleenv_mcp.cluster.router import HostRouter
 from scaleenv_mcp.host.episode_control import EpisodeControl as Declared
+from tests.support_protocols import assert_offers, operations, shape
 
-OPERATIONS = sorted(name for name, member in vars(Declared).items()
-                    if inspect.iscoroutinefunction(member) and not name.startswith("_"))
-
-
-def _shape(function: Callable[..., object]) -> list[tuple[str, object]]:
-    """The parameters as (name, default)."""
-    return [(p.name, p.default) for p in inspect.signature(function).parameters.values()]
+OPERATIONS = operations(Declared)
 
 
 def test_the_protocol_names_every_control_operation():
@@ -36,25 +30,17 @@ def test_the_protocol_names_every_control_operation():
 @pytest.mark.parametrize("implementation", [Host, ControlClient, HostRouter], ids=lambda c: c.__name__)
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_both_implementations_take_the_protocols_parameters(implementation: type, operation: str):
-    declared = _shape(getattr(Declared, operation))
-    offered = getattr(implementation, operation)
-    assert inspect.iscoroutinefunction(offered), f"{implementation.__name__}.{operation} is not async"
-    shape = _shape(offered)
-    assert shape[:len(declared)] == declared, f"{implementation.__name__}.{operation}{inspect.signature(offered)}"
-    extra = shape[len(declared):]  # only optional extras, e.g. Host.fingerprint(full=False)
-    assert all(default is not inspect.Parameter.empty for _, default in extra), extra
-    returns = inspect.signature(getattr(Declared, operation)).return_annotation
-    assert inspect.signature(offered).return_annotation == returns
+    assert_offers(implementation, Declared, operation)  # optional extras allowed, e.g. Host.fingerprint(full=False)
 
 
 def test_a_differing_signature_would_fail():
     class Drifted:
         async def fork(self, episode_id: str, origin: str) -> str: ...
 
-    declared = _shape(Declared.fork)
-    shape = _shape(Drifted.fork)
-    assert shape[:len(declared)] == declared
-    assert not all(default is not inspect.Parameter.empty for _, default in shape[len(declared):])
+    declared = shape(Declared.fork)
+    drifted = shape(Drifted.fork)
+    assert drifted[:len(declared)] == declared
+    assert not all(default is not inspect.Parameter.empty for _, default in drifted[len(declared):])
 
 
 @pytest.mark.anyio

@@ -1,7 +1,7 @@
 """``scaleenv serve --ray`` as a person runs it: a real process, its one control API and public agent
 address, Ctrl-C; and the bad inputs, each one clear line and an exit code: Ray not installed (3, how to
 install it), an unreachable Ray address (3, within seconds), a --hosts without --ray or a --ray with
---stdio (2).
+--stdio (2); the same for ``eval``, ``verify`` and ``tasks synth --ray``, which write nothing then.
 
 The Ray-less case runs everywhere (it hides Ray from the child); the rest need Ray installed.
 """
@@ -78,6 +78,28 @@ def test_eval_on_ray_that_cannot_start_is_one_line_exit_3_and_leaves_no_run_fold
     line = _one_error_line(result)
     assert ('pip install "scaleenv-mcp[ray]"' if hide_ray else "cannot reach the Ray cluster at 127.0.0.1:9") in line
     assert not out.exists()
+
+
+@pytest.mark.parametrize("hide_ray", [True, False], ids=["ray-missing", "unreachable"])
+def test_synth_on_ray_that_cannot_start_is_one_line_exit_3_and_writes_nothing(tmp_path: Path, hide_ray: bool):
+    if not hide_ray:
+        pytest.importorskip("ray")
+    out = tmp_path / "tasks.jsonl"
+    result = _scaleenv("tasks", "synth", "smart_home", "-n", "2", "--ray", "127.0.0.1:9", "--out", str(out),
+                       root=tmp_path, hide_ray=hide_ray, timeout=60)
+    assert result.returncode == 3, result.stderr
+    line = _one_error_line(result)
+    assert ('pip install "scaleenv-mcp[ray]"' if hide_ray else "cannot reach the Ray cluster at 127.0.0.1:9") in line
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["tasks", "synth", "smart_home"], ["verify", "smart_home"],
+                                     ["eval", "--domains", "smart_home", "--agent", "oracle", "--out", "{tmp}/run"]],
+                         ids=["synth", "verify", "eval"])
+def test_hosts_without_ray_is_a_usage_error_for_every_command(tmp_path: Path, command: list[str]):
+    result = _scaleenv(*(arg.format(tmp=tmp_path) for arg in command), "--hosts", "2", root=tmp_path, hide_ray=True)
+    assert result.returncode == 2, result.stderr
+    assert "--hosts goes with --ray" in _one_error_line(result)
 
 
 @pytest.mark.slow

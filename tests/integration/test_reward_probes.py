@@ -50,7 +50,7 @@ async def test_extra_read_keeps_one_extra_write_and_missing_write_score_zero(slu
     settings = HostSettings.from_env(workers=1, port=0, control_port=None, max_harness_episodes=1000,
                                      skip_validation=True)
     async with Host.running(settings, domains=[str(package.path)]) as host:
-        host.stage_tasks(slug, [task])
+        await host.stage_tasks(slug, [task])
         async with MemoryTransport(host, slug).episode(task.id) as session:
             gold = await replay_actions(session, manifest, task, task.actions)
             assert gold.reward is not None and gold.reward.reward == 1.0, gold.reward

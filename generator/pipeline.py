@@ -174,9 +174,10 @@ class _Stop:
     Installed from the run's start until its report is on disk, so that no signal in between meets
     the default action: ``timeout`` sends SIGTERM twice (to the process, then to its process group),
     and a second one after the handlers were removed killed the process while it wrote the report
-    (issue #31's real-server run: a ``.report.json.*.tmp`` and no report). Later signals, and any
-    after ``disarm``, are only noted: a second ``cancel`` would break off the cleanup that writes the
-    report."""
+    (issue #31's real-server run: a ``.report.json.*.tmp`` and no report). After the first signal
+    both are ignored until then (a second ``cancel`` would break off the cleanup that writes the
+    report): asyncio drains its signal pipe until it is empty, so repeats sent back to back (a test's
+    loop) kept the event loop in that drain and the run never reached its report."""
 
     def __init__(self) -> None:
         self.caught: list[int] = []
@@ -198,6 +199,8 @@ def _signals_cancel(stop: _Stop) -> Iterator[None]:
     for signum in (signal.SIGINT, signal.SIGTERM):
         def note(signum: int = signum) -> None:
             stop.caught.append(signum)
+            for caught in installed:  # the rest are dropped by the OS until the report is written (_Stop)
+                signal.signal(caught, signal.SIG_IGN)
             if stop.armed and task is not None:
                 stop.disarm()
                 task.cancel()

@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -115,8 +116,9 @@ def _stop_a_run_with_repeated_signals(fake: FakeLLM, root: Path, signum: signal.
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert waiting.wait(60), "the run never reached the database schema"
-        sent = 0
+        sent, deadline = 0, time.monotonic() + 60
         while process.poll() is None and not (work / "report.json").exists():
+            assert time.monotonic() < deadline, f"no report after {sent} signals in 60 s"  # never a hang
             os.kill(process.pid, signum)
             sent += 1
         _, stderr = process.communicate(timeout=60)

@@ -5,7 +5,8 @@ Harness-created episodes need no proxy (their ``agent_url`` is the owner's liste
 clients that only know one address: an interactive client on ``/mcp/{domain}`` (a handshake-era
 session gets a fresh episode of its own on the actor its first request is placed on, and keeps going
 to that actor by its ``Mcp-Session-Id``), a stateless request naming its episode with the
-``X-ScaleEnv-Episode`` header, ``/mcp/episodes/{id}`` from the public address, and keyed URLs
+``X-ScaleEnv-Episode`` header or in its ``_meta["scaleenv/episode"]`` (the body is read for it only when
+a request has neither a session nor the header), ``/mcp/episodes/{id}`` from the public address, and keyed URLs
 (``/mcp/{domain}/s/{key}``): a key's first request places it on the least-loaded actor and every later
 one goes to that actor, which keeps the key's episode as a single host does (expiry, close, call ids).
 A key whose actor died or was restarted answers "episode lost" rather than quietly starting afresh on
@@ -18,6 +19,7 @@ whole, an SSE stream stays open as long as the client keeps it; the cost of the 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 
@@ -30,6 +32,7 @@ from starlette.routing import Route
 
 from scaleenv_mcp.cluster.router import HostRouter
 from scaleenv_mcp.errors import ScaleEnvError
+from scaleenv_mcp.host.server import EPISODE_META_KEY
 
 __all__ = ["KEYS_REMEMBERED", "build_agent_proxy"]
 
@@ -41,9 +44,24 @@ _HOP_BY_HOP = {"host", "content-length", "connection", "keep-alive", "transfer-e
                "proxy-authorization", "proxy-connection"}
 
 
-def _jsonrpc_error(status: int, code: int, message: str) -> JSONResponse:
-    return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}},
-                        status_code=status)
+def _jsonrpc_error(status: int, code: int, message: str, error_code: str) -> JSONResponse:
+    """The error in the shape a host's agent listener gives (``host.errors``): ``data.code`` is the
+    stable error code a client tells errors apart by."""
+    return JSONResponse({"jsonrpc": "2.0", "id": None,
+                         "error": {"code": code, "message": message, "data": {"code": error_code}}}, status_code=status)
+
+
+def _meta_episode(body: bytes) -> str | None:
+    """The episode a JSON-RPC request names in ``params._meta`` (the stateless era's way), if any."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return None  # not JSON: the actor it is placed on refuses it with the SDK's own error
+    if not isinstance(message, dict) or not isinstance(params := message.get("params"), dict):
+        return None
+    meta = params.get("_meta")
+    named = meta.get(EPISODE_META_KEY) if isinstance(meta, dict) else None
+    return named if isinstance(named, str) and named else None
 
 
 def build_agent_proxy(router: HostRouter) -> Starlette:
@@ -73,7 +91,7 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
             if await router.check(slot):
                 raise
             return _jsonrpc_error(410, -32004, f"this session's host ({router.slots[slot].name}) died: its episode is "
-                                               "lost; start a new session")
+                                               "lost; start a new session", "episode_lost")
         made = answer.headers.get(_SESSION)
         if made is not None and request.method == "POST" and made not in sessions:
             sessions[made] = slot
@@ -93,24 +111,26 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
     async def domain_route(request: Request) -> Response:
         session = request.headers.get(_SESSION)
         named = request.headers.get(_EPISODE)
+        if session is None and not named and request.method == "POST":
+            named = _meta_episode(await request.body())
         try:
             if session is not None:
                 if session not in sessions:
-                    return _jsonrpc_error(404, -32004, "unknown or ended session: start a new one")
+                    return _jsonrpc_error(404, -32004, "unknown or ended session: start a new one", "episode_not_found")
                 slot = sessions[session]
             elif named:
                 slot = router.owner_slot(named)
             else:  # a new session: least-loaded
                 slot = least_loaded()
         except ScaleEnvError as error:
-            return _jsonrpc_error(404, -32004, error.message)
+            return _jsonrpc_error(404, -32004, error.message, error.code)
         return await forward(request, slot)
 
     async def episode_route(request: Request) -> Response:
         try:
             slot = router.owner_slot(request.path_params["episode_id"])
         except ScaleEnvError as error:
-            return _jsonrpc_error(410 if error.code == "episode_lost" else 404, -32004, error.message)
+            return _jsonrpc_error(410 if error.code == "episode_lost" else 404, -32004, error.message, error.code)
         return await forward(request, slot)
 
     async def keyed_route(request: Request) -> Response:
@@ -120,12 +140,12 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
             keys.move_to_end(named)
             if slot in router.dead or router.slots[slot].incarnation != incarnation:
                 return _jsonrpc_error(410, -32004, f"the episode of key {named[1]!r} on {named[0]} was lost with its "
-                                                   f"host ({router.slots[slot].name}); use a new key for a fresh episode")
+                                                   f"host ({router.slots[slot].name}); use a new key for a fresh episode", "episode_lost")
         else:
             try:
                 slot = least_loaded()
             except ScaleEnvError as error:
-                return _jsonrpc_error(503, -32004, error.message)
+                return _jsonrpc_error(503, -32004, error.message, error.code)
             keys[named] = (slot, router.slots[slot].incarnation)
             placed[slot] += 1
             while len(keys) > KEYS_REMEMBERED:

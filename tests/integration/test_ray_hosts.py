@@ -19,6 +19,7 @@ import httpx
 import mcp
 import pytest
 
+from scaleenv_mcp.cluster.episodes import STATELESS, call_over_mcp
 from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
@@ -177,6 +178,23 @@ async def test_the_public_address_keeps_a_session_on_one_actor_and_reaches_any_e
     with pytest.raises(Exception) as refused:
         await _call(f"{public}/mcp/episodes/no-such-episode", "get_member", member_id="MEM-00001")
     assert "unknown, expired or closed episode" in repr(refused.value)
+
+
+async def test_a_stateless_call_naming_its_episode_in_meta_reaches_the_owner_from_the_public_address(
+        cluster: tuple[RayHosts, ControlClient], public: str):
+    hosts, control = cluster
+    on: dict[int, EpisodeInfo] = {}
+    while len(on) < 2:
+        [episode] = await control.create_episodes("tiny_library")
+        on.setdefault(_slot_of(hosts, episode), episode)
+    async with mcp.Client(f"{public}/mcp/tiny_library", mode=STATELESS) as client:  # no session, no header
+        for episode in on.values():
+            outcome = await call_over_mcp(client, episode.id, "borrow_book", {"member_id": "MEM-00002",
+                                                                               "book_id": "BK-00001"})
+            assert outcome.result == {**outcome.result, "loan_id": "LN-00008"}  # the episode's own first loan
+            assert (await control.get_episode(episode.id)).calls == 1  # counted on its owner, each actor once
+        with pytest.raises(EpisodeNotFoundError, match="unknown"):
+            await call_over_mcp(client, "no-such-episode", "get_member", {"member_id": "MEM-00001"})
 
 
 async def _key_slot(hosts: RayHosts, key: str) -> int:

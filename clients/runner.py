@@ -36,6 +36,7 @@ from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_
 from scaleenv_mcp.clients.store import RunStore
 from scaleenv_mcp.clients.task_set import TaskSet, load_task_set
 from scaleenv_mcp.clients.user_sim import build_user
+from scaleenv_mcp.control_client import lost_with_host
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import HarnessError, UsageError
 from scaleenv_mcp.gathering import gather_all
@@ -121,8 +122,9 @@ class _Run:
                                    end_reason=step.info.end_reason, table_match=step.info.table_match,
                                    mismatches=step.info.mismatches, turns=env.turns, calls=env.calls)
         except InfraError as error:
+            lost = await lost_with_host(self.conn.control, env.episode_id) if env.episode_id else None
             record = EpisodeRecord(**base, status=EpisodeStatus.infra_failure, turns=env.turns, calls=env.calls,
-                                   infra=InfraRecord(kind=error.kind, message=error.detail))
+                                   infra=InfraRecord(kind=error.kind, message=lost.message if lost else error.detail))
         finally:
             await env.close()
         record.duration_ms = round((time.perf_counter() - started) * 1000, 3)

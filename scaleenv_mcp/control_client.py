@@ -35,6 +35,7 @@ from scaleenv_mcp.errors import (
     EpisodeFileError,
     EpisodeLostError,
     EpisodeNotFoundError,
+    HarnessError,
     LimitExceededError,
     RequestTooLargeError,
     SnapshotNotFoundError,
@@ -63,7 +64,7 @@ from scaleenv_mcp.host.control_models import (
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport
 
-__all__ = ["ControlClient", "raise_for_response"]
+__all__ = ["ControlClient", "lost_with_host", "raise_for_response"]
 
 
 def raise_for_response(response: httpx.Response) -> None:
@@ -290,6 +291,19 @@ class ControlClient:
     async def domains(self) -> list[DomainInfo]:
         return DomainList.model_validate_json((await self._send("GET", "/domains")).content).domains
 
+
+
+async def lost_with_host(control: ControlClient, episode_id: str) -> EpisodeLostError | None:
+    """After an episode's agent connection failed: the control API's ``episode_lost`` error when the
+    reason is that its host died (a host actor, or the node under it: docs/cluster.md), which says
+    more than the broken connection or the call that got no answer; else None."""
+    try:
+        await control.get_episode(episode_id)
+    except EpisodeLostError as lost:
+        return lost
+    except HarnessError:
+        return None
+    return None
 
 if TYPE_CHECKING:
     from scaleenv_mcp.host.episode_control import EpisodeControl

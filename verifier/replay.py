@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task, TaskAction
-from scaleenv_mcp.errors import EnvironmentFaultError, EpisodeLostError, HarnessError
+from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport, compute_reward
 
@@ -147,22 +147,14 @@ class HttpTransport:
             async with mcp.Client(streamable_http_client(url, http_client=self._shared_http())) as client:
                 yield _Session(self.control, info.id, client)
         except Exception as error:
-            await self._raise_if_lost(info.id, error)
+            from scaleenv_mcp.control_client import lost_with_host
+
+            if (lost := await lost_with_host(self.control, info.id)) is not None:
+                raise lost from error
             raise
         finally:
             with contextlib.suppress(HarnessError):
                 await self.control.close(info.id)
-
-    async def _raise_if_lost(self, episode_id: str, error: Exception) -> None:
-        """After the agent connection failed: if the episode's host died (a host actor, or the node
-        under it, gone), say that, rather than the MCP client's task-group error around a reset
-        connection."""
-        try:
-            await self.control.get_episode(episode_id)
-        except EpisodeLostError as lost:
-            raise lost from error
-        except HarnessError:
-            pass
 
 
 async def replay_actions(session: ReplayEpisode, manifest: DomainManifest, task: Task, actions: list[TaskAction],

@@ -1,8 +1,8 @@
 """``scaleenv eval``: a thin shell over ``run_eval`` and ``regrade_run`` with the same parameter names.
 
-Only typer and the shared ``--ray``/``--hosts`` options are imported at module level; the work is imported inside the command, so the
-``scaleenv`` entry point stays fast and ``scaleenv serve`` never loads openai. The core CLI
-reaches this module lazily (scaleenv_mcp/cli/forwarded.py forwards its raw arguments to ``main``).
+Only typer and the shared ``--ray``/``--hosts`` options are imported at module level; the work is
+imported inside the command, so the ``scaleenv`` entry point stays fast and ``scaleenv serve`` never
+loads openai. The core CLI reaches this module lazily (scaleenv_mcp/cli/forwarded.py forwards its raw arguments to ``main``).
 Exit codes: 0 the eval ran (whatever the scores), 2 usage, 3 the harness failed (including
 a run in which every episode was an infrastructure failure).
 """

@@ -118,7 +118,7 @@ async def test_bad_arguments_are_usage_errors_before_anything_is_sent():
 def test_public_surface_is_pinned():
     import scaleenv_mcp.control_client as module
 
-    assert module.__all__ == ["ControlClient", "raise_for_response"]
+    assert module.__all__ == ["ControlClient", "lost_with_host", "raise_for_response"]
     operations = {name for name, _ in inspect.getmembers(ControlClient, inspect.iscoroutinefunction)
                   if not name.startswith("_")}
     assert operations == {"aclose", "close", "create_episodes", "create_many", "delete_snapshot", "diff", "domains",

@@ -11,7 +11,7 @@ stateless client per actor on ``/mcp/{domain}``, naming the episode in ``_meta["
 (``host.http``), so a call costs one HTTP request and no session per episode. Each answer comes back
 as the ``CallOutcome`` that ``Host.call`` returns (kind, result, error code and message; the
 duration and read and write sets stay in the host's trace), and a JSON-RPC error as the project
-error the host raised (``host.errors`` is the other half of this translation). A fork stays on its
+error the host raised (``host.errors.from_mcp_error``, beside the mapping it reverses). A fork stays on its
 episode's actor: a copy there is cheap, and across actors the episode file would give the same state.
 
 Faults: an actor that dies takes its episodes and staged tasks with it. ``require_hosts`` says so
@@ -33,8 +33,9 @@ from mcp.shared.exceptions import MCPError
 from scaleenv_mcp.cluster.hosts import RayHosts
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind
-from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, ScaleEnvError, UsageError
+from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError
 from scaleenv_mcp.host.control_models import EpisodeInfo
+from scaleenv_mcp.host.errors import from_mcp_error
 from scaleenv_mcp.host.server import EPISODE_META_KEY
 from scaleenv_mcp.state.diff import StateDiff
 
@@ -42,24 +43,6 @@ __all__ = ["ClusterEpisodes", "call_over_mcp"]
 
 STATELESS = "2026-07-28"  # the MCP protocol era without sessions: every request stands alone
 CALL_SECONDS = 120.0  # one tool call's HTTP timeout (the host's own call_timeout ends a runaway tool first)
-
-
-def _error_classes(root: type[ScaleEnvError]) -> dict[str, type[ScaleEnvError]]:
-    """Error code -> class, for ``root`` and every subclass (the first class of a code wins)."""
-    found: dict[str, type[ScaleEnvError]] = {root.code: root}
-    for sub in root.__subclasses__():
-        for code, cls in _error_classes(sub).items():
-            found.setdefault(code, cls)
-    return found
-
-
-_RAISED = {**_error_classes(UsageError), **_error_classes(HarnessError)}  # what a tools/call answers as JSON-RPC
-
-
-def _raised(error: MCPError) -> ScaleEnvError:
-    """The project error behind a JSON-RPC error of the agent listener (``host.errors.to_mcp_error``)."""
-    code = error.data.get("code") if isinstance(error.data, dict) else None
-    return _RAISED.get(str(code), EnvironmentFaultError)(error.message)
 
 
 async def call_over_mcp(client: mcp.Client, episode_id: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
@@ -74,7 +57,7 @@ async def call_over_mcp(client: mcp.Client, episode_id: str, tool: str, argument
     try:
         result = await client.call_tool(tool, arguments, meta=meta)
     except MCPError as error:
-        raise _raised(error) from None
+        raise from_mcp_error(error) from None
     return _outcome_of(result)
 
 

@@ -28,7 +28,7 @@ from scaleenv_mcp.errors import (
     WorkerLostFaultError,
 )
 
-__all__ = ["HTTP_STATUS", "JSONRPC_CODES", "error_status", "to_mcp_error"]
+__all__ = ["HTTP_STATUS", "JSONRPC_CODES", "error_status", "from_mcp_error", "to_mcp_error"]
 
 # Looked up along the error's class hierarchy, most specific first.
 HTTP_STATUS: dict[type[ScaleEnvError], int] = {
@@ -68,3 +68,21 @@ def to_mcp_error(error: ScaleEnvError) -> MCPError:
             return MCPError(JSONRPC_CODES[cls], error.message, {"code": error.code})
     code = INTERNAL_ERROR if isinstance(error, HarnessError) else INVALID_REQUEST
     return MCPError(code, error.message, {"code": error.code})
+
+
+def _classes_by_code(root: type[ScaleEnvError]) -> dict[str, type[ScaleEnvError]]:
+    """Error code -> class, for ``root`` and every subclass (the first class of a code wins)."""
+    found: dict[str, type[ScaleEnvError]] = {root.code: root}
+    for sub in root.__subclasses__():
+        for code, cls in _classes_by_code(sub).items():
+            found.setdefault(code, cls)
+    return found
+
+
+def from_mcp_error(error: MCPError) -> ScaleEnvError:
+    """The project error behind a JSON-RPC error that ``to_mcp_error`` wrote (told by ``data.code``; an
+    unknown or missing code is an ``EnvironmentFaultError``): what a client of an agent listener raises
+    to look like an in-process ``Host.call`` (scaleenv_mcp/cluster/episodes.py)."""
+    by_code = {**_classes_by_code(UsageError), **_classes_by_code(HarnessError)}
+    code = error.data.get("code") if isinstance(error.data, dict) else None
+    return by_code.get(str(code), EnvironmentFaultError)(error.message)

@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import re
 import types
 from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
 from scaleenv_mcp import toolkit
-from scaleenv_mcp.state.model import INTERNAL_TABLE_PREFIX
+from scaleenv_mcp.domain.sql_rules import SQL_RULES, WALL_CLOCK_STRING
 
 __all__ = ["ALLOWED_BUILTINS", "ALLOWED_IMPORTS", "POLICY_VERSION", "PolicyReport", "PolicyViolation", "check_policy"]
 
@@ -97,20 +96,6 @@ _CTX_CLOCK = frozenset({"now", "today"})  # ctx.now / ctx.today are the episode 
 _SQL_METHODS = frozenset({"execute", "fetch_all", "fetch_one", "executemany", "executescript"})
 _IMMUTABLE_CONSTRUCTORS = frozenset({("builtins", "frozenset"), ("decimal", "Decimal")} | {
     ("datetime", name) for name in ("date", "datetime", "timedelta")})
-_SQL_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("sql_wall_clock", re.compile(r"""['"]\s*(now|localtime|utc)\s*['"]""", re.I),
-     "SQL reads the host clock or time zone; pass ctx.now / ctx.today as a parameter"),
-    ("sql_wall_clock", re.compile(r"\bCURRENT_(TIMESTAMP|DATE|TIME)\b", re.I),
-     "SQL reads the host clock; pass ctx.now / ctx.today as a parameter"),
-    ("sql_wall_clock", re.compile(r"\b(date|time|datetime|julianday|unixepoch)\s*\(\s*\)|\bstrftime\s*\(\s*'[^']*'\s*\)", re.I),
-     "an SQL date function without a time value reads the host clock; pass ctx.now"),
-    ("sql_randomness", re.compile(r"\brandom(blob)?\s*\(", re.I), "SQL randomness breaks determinism"),
-    ("sql_forbidden", re.compile(r"\b(ATTACH|DETACH|PRAGMA|VACUUM|load_extension)\b", re.I),
-     "SQL may not attach databases, change pragmas, vacuum or load extensions"),
-    ("sql_forbidden", re.compile(re.escape(INTERNAL_TABLE_PREFIX), re.I),
-     "SQL may not touch the host's internal tables (id counters)"),
-)
-_NOW_STRING = re.compile(r"\s*(now|localtime)\s*", re.I)
 
 
 class PolicyViolation(BaseModel):
@@ -146,19 +131,31 @@ def check_policy(source: str, filename: str = "tools.py") -> PolicyReport:
 def compile_checked(source: str, filename: str = "tools.py") -> tuple[PolicyReport, types.CodeType | None]:
     """``check_policy``, and the code compiled from the very tree it checked (None when refused): the
     loader runs what was checked, parsed and compiled once (validation loads tools.py once per mutant)."""
-    code = None
     try:
         tree = ast.parse(source, filename)
         code = compile(tree, filename, "exec", dont_inherit=True)  # compiler-only errors; nothing runs
-        checker = _Checker(tree)
-        checker.visit(tree)
-        found = checker.found
     except SyntaxError as exc:
-        found = [(exc.lineno or 1, "syntax_error", f"syntax error: {exc.msg}")]
+        return _report(filename, [(exc.lineno or 1, "syntax_error", f"syntax error: {exc.msg}")]), None
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
-        found = [(1, "syntax_error", f"source cannot be parsed or checked: {type(exc).__name__}")]
+        return _report(filename, [(1, "syntax_error", f"source cannot be parsed or checked: {type(exc).__name__}")]), None
+    report = check_tree(tree, filename)
+    return report, None if report.violations else code
+
+
+def check_tree(tree: ast.Module, filename: str = "tools.py") -> PolicyReport:
+    """The policy over a parsed module (``tool_variants`` checks a changed function this way, in a
+    module of its base's imports, constants and function names without the other bodies)."""
+    checker = _Checker(tree)
+    try:
+        checker.visit(tree)
+    except RecursionError:
+        checker.found.append((1, "syntax_error", "source cannot be parsed or checked: RecursionError"))
+    return _report(filename, checker.found)
+
+
+def _report(filename: str, found: list[tuple[int, str, str]]) -> PolicyReport:
     violations = [PolicyViolation(file=filename, line=n, rule=r, reason=why) for n, r, why in sorted(set(found))]
-    return PolicyReport(file=filename, violations=violations), None if violations else code
+    return PolicyReport(file=filename, violations=violations)
 
 
 def _bound_names(nodes: Iterable[ast.AST]) -> set[str]:
@@ -428,13 +425,13 @@ class _Checker(ast.NodeVisitor):
                      f"or `A if c else B` of literals), not {kind}: no f-strings, +, %, format or join")
             return
         for node, text in literals:
-            for rule, pattern, reason in _SQL_RULES:
+            for rule, pattern, reason in SQL_RULES:
                 if pattern.search(text):
                     self.add(node, rule, reason)
         params = call.args[position + 1] if len(call.args) > position + 1 else next(
             (k.value for k in call.keywords if k.arg == "params"), None)
         for inner in ast.walk(params) if params is not None else ():
-            if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and _NOW_STRING.fullmatch(inner.value):
+            if isinstance(inner, ast.Constant) and isinstance(inner.value, str) and WALL_CLOCK_STRING.fullmatch(inner.value):
                 self.add(inner, "wall_clock", f"SQL parameter {inner.value!r} reads the host clock or time zone; use ctx.now")
 
     def sql_literals(self, node: ast.expr | None) -> list[tuple[ast.expr, str]] | None:

@@ -1,6 +1,7 @@
 """Turn a domain's ``tools.py`` source into callable tool functions, defence in depth.
 
-The only way tool code becomes executable. Order matters: the static policy
+The only way tool code becomes executable (``tool_variants`` loads a copy with one function changed,
+over a module loaded here, under the same policy and namespace rules). Order matters: the static policy
 (``policy.check_policy``) must pass first; only then is the source compiled and executed
 in a fresh namespace whose ``__builtins__`` holds just ``ALLOWED_BUILTINS`` and an
 ``__import__`` that admits only ``ALLOWED_IMPORTS``, so a construct the static check
@@ -29,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyViolation, compile_checked
+from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyReport, PolicyViolation, compile_checked
 from scaleenv_mcp.errors import DomainError
 
 __all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "parse_tools", "tool_signature"]
@@ -87,10 +88,20 @@ def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> di
     """
     report, code = compile_checked(source, filename)
     if code is None:
-        listed = "; ".join(f"{filename}:{v.line} [{v.rule}] {v.reason}" for v in report.violations)
-        first = report.violations[0].line
-        raise ToolLoadError(filename, f"refused by the tool policy: {listed}", first, report.violations)
-    namespace = _execute_module(code, filename)
+        raise refusal(report)
+    return tool_functions(_execute_module(code, filename), filename, tool_names)
+
+
+def refusal(report: PolicyReport) -> ToolLoadError:
+    """The error for a tools file the policy refused, every violation listed."""
+    listed = "; ".join(f"{report.file}:{v.line} [{v.rule}] {v.reason}" for v in report.violations)
+    return ToolLoadError(report.file, f"refused by the tool policy: {listed}", report.violations[0].line,
+                         report.violations)
+
+
+def tool_functions(namespace: dict[str, Any], filename: str,
+                   tool_names: list[str]) -> dict[str, Callable[..., dict[str, Any]]]:
+    """The named tools of an executed module's namespace, each a ``def name(ctx, ...)`` defined there."""
     functions: dict[str, Callable[..., dict[str, Any]]] = {}
     for name in tool_names:
         obj = namespace.get(name)

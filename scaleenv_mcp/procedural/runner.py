@@ -115,11 +115,13 @@ class CaseRunner:
         return next((p for p in problems if p), None)
 
     async def run(self, bundle: DomainBundle, specs: dict[str, ToolSpec], cases: Sequence[ToolCase],
-                  workers: Sequence[WorkerHandle] | None = None) -> list[CaseRecord]:
+                  workers: Sequence[WorkerHandle] | None = None, until_failure: bool = False) -> list[CaseRecord]:
         """Run every case, spread over the pool's workers (or only over ``workers``); results in the order of ``cases``.
 
         Every case gets a record: run, or skipped with the reason (its tool ran away first,
-        the gate stopped at a runaway tool, or the run's budget ran out).
+        the gate stopped at a runaway tool, or the run's budget ran out). ``until_failure``
+        (a mutant's run) stops at the first unexpected failure: one is enough to kill a mutant,
+        and the cases left unrun have no record, so fewer records than cases also means killed.
         """
         pending = list(range(len(cases)))
         records: list[CaseRecord | None] = [None] * len(cases)
@@ -167,6 +169,8 @@ class CaseRunner:
                         in_flight[case.tool] -= 1
                         if record is not None and record.runaway and case.tool not in stopped:
                             stopped[case.tool] = f"{case.name!r} ({record.runaway})"
+                        if until_failure and record is not None and record.kind is CaseKind.unexpected_failure:
+                            pending.clear()
                         changed.notify_all()
                     report_progress()
 

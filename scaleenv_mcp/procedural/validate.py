@@ -284,7 +284,7 @@ async def _run_mutants(runner: CaseRunner, package: DomainPackage, bundle: Domai
             mutant, mine = runs[index]
             # (a mutant the policy refuses fails to load in the worker: its cases fail, it counts as killed)
             mutant_bundle = _mutant_bundle(bundle, mutant.source)
-            verdicts[index] = await runner.run(mutant_bundle, specs, mine, workers=[worker])
+            verdicts[index] = await runner.run(mutant_bundle, specs, mine, workers=[worker], until_failure=True)
             await runner.forget(mutant_bundle, workers=[worker])
             if progress:
                 progress("mutants", len(verdicts), len(runs))

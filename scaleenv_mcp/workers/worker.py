@@ -27,6 +27,7 @@ from typing import Any, Callable, TypeVar
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.tool_loader import load_tool_functions
+from scaleenv_mcp.domain.tool_variants import load_variant
 from scaleenv_mcp.errors import ToolError
 from scaleenv_mcp.state.canonical import CanonicalTable, dump_state
 from scaleenv_mcp.state.containment import ConnectionGuard, open_connection
@@ -53,7 +54,9 @@ class _LoadedDomain:
         self.bundle = bundle
         self.manifest: DomainManifest = base.manifest if base else DomainManifest.model_validate_json(bundle.manifest_json)
         names = [t.name for t in self.manifest.tools]
-        self.functions: dict[str, Callable[..., Any]] = load_tool_functions(bundle.tools_source, "tools.py", names)
+        self.functions: dict[str, Callable[..., Any]] = load_variant(
+            base.functions, base.bundle.tools_source, bundle.tools_source, "tools.py", names,
+        ) if base else load_tool_functions(bundle.tools_source, "tools.py", names)
         self.output_checks: dict[str, OutputCheck] = base.output_checks if base else {
             t.name: OutputCheck(t.output_schema, check_outputs) for t in self.manifest.tools
         }

@@ -49,7 +49,9 @@ class ScaleEnvTaskConfig(vf.TaskConfig):
 
 
 class ScaleEnvTasksetConfig(vf.TasksetConfig):
-    domain: str = "smart_home"
+    domain: str = Field(default="smart_home", description="A domain's slug, or several separated by commas.")
+    per_domain: int | None = Field(default=None, gt=0, description="At most this many tasks of each domain, "
+                                   "the first in the host's order (one run over several domains).")
     split: str | None = Field(default=None, description="train or test; every task when unset.")
     task: ScaleEnvTaskConfig = ScaleEnvTaskConfig()
     tools: vf.SharedToolsetConfig = vf.SharedToolsetConfig()
@@ -154,7 +156,12 @@ class ScaleEnvTaskset(vf.Taskset[ScaleEnvTask, ScaleEnvTasksetConfig]):
     def load(self) -> Iterator[ScaleEnvTask]:
         task = self.config.task
         remote = ScaleEnvRemote(task.url, task.control_url, _token(task.token_file), timeout=task.timeout)
-        for card in _run(remote.tasks(self.config.domain, self.config.split), remote):
+        slugs, split, limit = self.config.domain.split(","), self.config.split, self.config.per_domain
+
+        async def cards() -> list[dict[str, Any]]:
+            return [card for slug in slugs for card in (await remote.tasks(slug.strip(), split))[:limit]]
+
+        for card in _run(cards(), remote):
             yield ScaleEnvTask(ScaleEnvData(id=card["id"], name=card["id"], prompt=task_prompt(card),
                                             task_id=card["id"], domain=card["domain"]), task)
 
@@ -186,7 +193,8 @@ def _run(coroutine: Any, remote: ScaleEnvRemote) -> Any:
 def load_environment(domain: str = "smart_home", url: str = "http://127.0.0.1:8765",
                      control_url: str = "http://127.0.0.1:8766", token_file: str = "~/.scaleenv/control-token",
                      split: str | None = None, timeout: float = 60.0, **env: Any) -> vf.Env:
-    """A verifiers env over ``domain`` of the host at ``url``/``control_url`` (extra keywords: EnvConfig fields)."""
+    """A verifiers env over ``domain`` (one slug, or several separated by commas) of the host at
+    ``url``/``control_url`` (extra keywords: EnvConfig fields)."""
     taskset = ScaleEnvTasksetConfig(id=TASKSET_ID, domain=domain, split=split, task=ScaleEnvTaskConfig(
         url=url, control_url=control_url, token_file=token_file, timeout=timeout))
     return vf.load_environment(vf.SingleAgentEnvConfig(taskset=taskset, **env))

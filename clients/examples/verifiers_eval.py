@@ -3,7 +3,7 @@
     python -m scaleenv_mcp.clients.examples.verifiers_eval --token-file ~/.scaleenv/control-token \
         --domains smart_home express_logistics --tasks-per-domain 5 --policy oracle
 
-For each domain, runs verifiers' ``vf-eval`` with the ScaleEnv taskset (``scaleenv_verifiers``,
+Runs verifiers' ``vf-eval`` once, over every domain, with the ScaleEnv taskset (``scaleenv_verifiers``,
 clients/adapters/verifiers_env.py): its null harness (verifiers' chat program, which uv sets up
 from PyPI on first use) talks to a model through verifiers' interception proxy; the model here
 is the oracle or random policy served as a chat-completions endpoint (policy_model.py). Each
@@ -32,13 +32,15 @@ __all__ = ["run"]
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "adapters" / "verifiers_plugin"
 
 
-def _vf_eval(domain: str, per_domain: int, policy: str, model_url: str, host: dict[str, str], out: str) -> list[str]:
+def _vf_eval(domains: list[str], per_domain: int, policy: str, model_url: str, host: dict[str, str],
+             out: str) -> list[str]:
     return [str(Path(sys.executable).parent / "vf-eval"), "scaleenv_verifiers",
-            "--env.taskset.domain", domain, "--env.taskset.task.url", host["url"],
+            "--env.taskset.domain", ",".join(domains), "--env.taskset.per-domain", str(per_domain),
+            "--env.taskset.task.url", host["url"],
             "--env.taskset.task.control-url", host["control_url"], "--env.taskset.task.token-file", host["token_file"],
             "--env.agent.harness.id", "null", "--env.agent.runtime.type", "subprocess",
             "--model", policy, "--client.base-url", model_url, "--client.api-key-var", "SCALEENV_POLICY_KEY",
-            "--no-push", "--select.limit", str(per_domain), "--rich", "None", "--output-dir", out]
+            "--no-push", "--select.limit", str(per_domain * len(domains)), "--rich", "None", "--output-dir", out]
 
 
 def _rewards(out: str) -> dict[str, float]:
@@ -68,16 +70,15 @@ async def run(url: str, control_url: str, token_file: str, domains: list[str], p
            "PYTHONPATH": os.pathsep.join(filter(None, [str(PLUGIN_DIR), os.environ.get("PYTHONPATH")]))}
     host = {"url": url, "control_url": control_url, "token_file": token_file}
     rewards: dict[str, float] = {}
-    try:
-        for domain in domains:
-            with tempfile.TemporaryDirectory(prefix="scaleenv-vf-") as out:
-                process = await asyncio.create_subprocess_exec(
-                    *_vf_eval(domain, per_domain, policy, f"{base_url}/v1", host, out), env=env,
-                    stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-                output, _ = await process.communicate()
-                if process.returncode != 0:
-                    raise HostError(f"vf-eval failed ({process.returncode}): {output.decode()[-1500:]}")
-                rewards.update(_rewards(out))
+    try:  # one vf-eval over every domain: its start-up is most of a short run's time
+        with tempfile.TemporaryDirectory(prefix="scaleenv-vf-") as out:
+            process = await asyncio.create_subprocess_exec(
+                *_vf_eval(domains, per_domain, policy, f"{base_url}/v1", host, out), env=env,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            output, _ = await process.communicate()
+            if process.returncode != 0:
+                raise HostError(f"vf-eval failed ({process.returncode}): {output.decode()[-1500:]}")
+            rewards.update(_rewards(out))
     finally:
         server.should_exit = True
     return rewards

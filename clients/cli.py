@@ -4,7 +4,8 @@ Only typer and the shared ``--ray``/``--hosts`` options are imported at module l
 imported inside the command, so the ``scaleenv`` entry point stays fast and ``scaleenv serve`` never
 loads openai. The core CLI reaches this module lazily (scaleenv_mcp/cli/forwarded.py forwards its raw arguments to ``main``).
 Exit codes: 0 the eval ran (whatever the scores), 2 usage, 3 the harness failed (including
-a run in which every episode was an infrastructure failure).
+a run in which every episode was an infrastructure failure, or one that lost episodes with their host:
+the run folder is complete, and ``--resume`` runs those again).
 """
 
 from __future__ import annotations
@@ -105,10 +106,8 @@ def eval_command(
 
     results = _guarded(lambda: anyio.run(run_eval, config, print_progress))
     print_results(results, out)
-    if results.overall.episodes == 0 and results.infra_failures:
-        first = results.infra_failures[0]  # the reason, not just the count: it is the same for all, usually
-        fail(f"every episode failed for infrastructure reasons; the first ({first.key}): {first.kind.value}: "
-             f"{first.message}", EXIT_ENV)
+    if (failure := results.harness_failure()) is not None:
+        fail(failure, EXIT_ENV)
 
 
 def _guarded(work: Callable[[], T]) -> T:

@@ -27,6 +27,7 @@ class InfraKind(str, Enum):
     llm = "llm"  # the agent's or the user's LLM endpoint failed (after retries)
     transport = "transport"  # MCP or control API unreachable, connection dropped
     environment = "environment"  # a tool crashed, timed out or broke its schema; the host refused
+    host_lost = "host_lost"  # the episode's host died under it (a host actor, or its node, left: docs/cluster.md)
 
 
 class InfraError(HarnessError):

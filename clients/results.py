@@ -137,6 +137,18 @@ class EvalResults(BaseModel):
     user_tokens: TokenUsage
     stamp: RunStamp
 
+    def harness_failure(self) -> str | None:
+        """Why this run, although it ran to its end, ends with exit 3 (the harness failed): every episode
+        failed for infrastructure reasons, or episodes were lost with their host. None when it did not."""
+        if self.overall.episodes == 0 and self.infra_failures:
+            first = self.infra_failures[0]  # the reason, not just the count: it is the same for all, usually
+            return (f"every episode failed for infrastructure reasons; the first ({first.key}): {first.kind.value}: "
+                    f"{first.message}")
+        if lost := [f for f in self.infra_failures if f.kind is InfraKind.host_lost]:
+            return (f"{len(lost)} episode(s) were lost with their host (a host actor or its node left); the first "
+                    f"({lost[0].key}): {lost[0].message}. The others are scored; `--resume` runs the lost ones again")
+        return None
+
 
 def build_results(records: list[EpisodeRecord], stamp: RunStamp, k: int, seed: int) -> EvalResults:
     overall, domains = summarise(records, k)

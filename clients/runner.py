@@ -29,6 +29,7 @@ from scaleenv_mcp.clients.models import (
     EpisodeStatus,
     EpisodeTrace,
     InfraError,
+    InfraKind,
     InfraRecord,
 )
 from scaleenv_mcp.clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
@@ -124,7 +125,8 @@ class _Run:
         except InfraError as error:
             lost = await lost_with_host(self.conn.control, env.episode_id) if env.episode_id else None
             record = EpisodeRecord(**base, status=EpisodeStatus.infra_failure, turns=env.turns, calls=env.calls,
-                                   infra=InfraRecord(kind=error.kind, message=lost.message if lost else error.detail))
+                                   infra=InfraRecord(kind=InfraKind.host_lost if lost else error.kind,
+                                                     message=lost.message if lost else error.detail))
         finally:
             await env.close()
         record.duration_ms = round((time.perf_counter() - started) * 1000, 3)

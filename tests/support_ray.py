@@ -4,11 +4,13 @@ after the module."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-__all__ = ["ray_cluster"]
+__all__ = ["host_actor_pids", "ray_cluster"]
 
 
 @pytest.fixture(scope="module")
@@ -20,3 +22,25 @@ def ray_cluster() -> Iterator[None]:
              log_to_driver=False, configure_logging=False)
     yield
     ray.shutdown()
+
+
+def host_actor_pids() -> list[int]:
+    """The host actor processes of this test's Ray cluster (descendants of this process: never those of
+    another run on the same machine)."""
+    def parent(pid: int) -> int:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat.rsplit(")", 1)[1].split()[1])
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or not (entry / "cmdline").read_bytes().startswith(b"ray::HostActor"):
+                continue
+            pid = ancestor = int(entry.name)
+            while ancestor > 1 and ancestor != os.getpid():
+                ancestor = parent(ancestor)
+        except (OSError, ValueError, IndexError):
+            continue  # gone meanwhile
+        if ancestor == os.getpid():
+            found.append(pid)
+    return sorted(found)

@@ -1,6 +1,7 @@
 """``eval --ray``: the oracle agent and the scripted user on a shipped domain's tasks, run on two host
 actors of a Ray cluster started here, score and record what a run on one local host does, timings
-aside (issue #22 item 3).
+aside (issue #22 item 3); a host actor that dies mid-run loses only its episodes, recorded as lost with
+their host, and the run ends with exit 3 (issue #22, "a node that leaves mid-run").
 
 Skipped where Ray is not installed (CI installs it through the ``test`` extra).
 """
@@ -8,15 +9,19 @@ Skipped where Ray is not installed (CI installs it through the ``test`` extra).
 from __future__ import annotations
 
 import json
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
+from scaleenv_mcp.clients.models import EpisodeRecord, InfraKind
 from scaleenv_mcp.clients.results import EvalConfig
 from scaleenv_mcp.clients.runner import run_eval
 from scaleenv_mcp.errors import UsageError
-from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
+from tests.support_ray import host_actor_pids, ray_cluster  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
 
@@ -54,3 +59,30 @@ async def test_eval_on_ray_scores_what_a_local_run_scores(ray_cluster: None, tmp
         await run_eval(config("too-many", ray="auto", hosts=3))
     with pytest.raises(UsageError, match="--hosts goes with --ray"):
         await run_eval(config("hosts-alone", hosts=2))
+
+
+async def test_an_actor_lost_mid_eval_loses_only_its_episodes_and_the_run_says_so(ray_cluster: None, tmp_path: Path):
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("finds the host actor processes through /proc")
+    killed: list[int] = []
+    earlier = set(host_actor_pids())  # the previous test's actors, if Ray has not ended them yet
+
+    def kill_one_after_the_first_episode(record: EpisodeRecord, done: int, total: int) -> None:
+        if not killed:  # a real death: the process is gone, and the episodes it held with it
+            pids = [pid for pid in host_actor_pids() if pid not in earlier]
+            assert len(pids) == 2, pids
+            os.kill(pids[0], signal.SIGKILL)
+            killed.append(pids[0])
+
+    config = EvalConfig(domains=["smart_home"], num_tasks=12, agent="oracle", user="scripted", concurrency=4,
+                        out=tmp_path / "run", workers=1, ray="auto", hosts=2)
+    with anyio.fail_after(120):  # never a wait for a call that cannot come
+        results = await run_eval(config, kill_one_after_the_first_episode)
+    assert killed
+    lost = [f for f in results.infra_failures if f.kind is InfraKind.host_lost]
+    assert lost, results.infra_failures  # four episodes at once over two actors: the dead one held some
+    assert all(f.message.startswith("episode lost with its host") and f"pid {killed[0]})" in f.message for f in lost)
+    assert results.overall.episodes >= 1 and results.overall.episodes + len(results.infra_failures) == 12
+    assert len((tmp_path / "run" / "episodes.jsonl").read_text().splitlines()) == 12  # every episode recorded
+    failure = results.harness_failure()  # what `scaleenv eval` prints before it exits 3
+    assert failure is not None and failure.startswith(f"{len(lost)} episode(s) were lost with their host")

@@ -20,7 +20,7 @@ import pytest
 from scaleenv_mcp.domain.catalog import resolve_domain_path
 from scaleenv_mcp.errors import EnvironmentFaultError
 from scaleenv_mcp.generator.tasks import TaskSynthReport, synthesize_tasks
-from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
+from tests.support_ray import host_actor_pids, ray_cluster  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
 
@@ -47,39 +47,17 @@ async def test_synth_on_ray_writes_the_local_file_byte_for_byte(ray_cluster: Non
     assert _without_timings(on_ray) == _without_timings(local)
 
 
-def _host_actor_pids() -> list[int]:
-    """The host actor processes of this test's Ray cluster (descendants of this process: never those of
-    another run on the same machine)."""
-    def parent(pid: int) -> int:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return int(stat.rsplit(")", 1)[1].split()[1])
-
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if not entry.name.isdigit() or not (entry / "cmdline").read_bytes().startswith(b"ray::HostActor"):
-                continue
-            pid = ancestor = int(entry.name)
-            while ancestor > 1 and ancestor != os.getpid():
-                ancestor = parent(ancestor)
-        except (OSError, ValueError, IndexError):
-            continue  # gone meanwhile
-        if ancestor == os.getpid():
-            found.append(pid)
-    return sorted(found)
-
-
 async def test_a_host_actor_killed_mid_synthesis_fails_the_run_and_writes_nothing(ray_cluster: None,
                                                                                      tmp_path: Path):
     if not Path("/proc/self/stat").exists():
         pytest.skip("finds the host actor processes through /proc")
     out = tmp_path / "tasks.jsonl"
     killed: list[int] = []
-    earlier = set(_host_actor_pids())  # the previous test's actors, if Ray has not ended them yet
+    earlier = set(host_actor_pids())  # the previous test's actors, if Ray has not ended them yet
 
     def kill_one_after_the_first_round(done: int, total: int) -> None:
         if not killed:  # a real death: the process is gone, its episodes and staged tasks with it
-            pids = [pid for pid in _host_actor_pids() if pid not in earlier]
+            pids = [pid for pid in host_actor_pids() if pid not in earlier]
             assert len(pids) == 2, pids
             os.kill(pids[0], signal.SIGKILL)
             killed.append(pids[0])

@@ -101,6 +101,7 @@ class HostRouter:
             raise UsageError("a router needs at least one host")
         self.slots = list(slots)
         self.dead: set[int] = set()  # slots whose host died and is not back yet
+        self._names: dict[str, str] = {}  # incarnation -> its name: a lost episode names the host it lived on
         self._episodes: dict[str, _Owner] = {}
         self._snapshots: dict[str, _Owner] = {}
         self._turn = itertools.count()
@@ -144,7 +145,7 @@ class HostRouter:
             raise kind(f"unknown, expired or closed {'snapshot' if kind is SnapshotNotFoundError else 'episode'} "
                        f"{episode_id!r}")
         if not self._holds(owner):
-            raise self._lost(episode_id, owner.slot)
+            raise self._lost(episode_id, owner)
         return owner
 
     def owner_slot(self, episode_id: str) -> int:
@@ -155,10 +156,18 @@ class HostRouter:
         """
         return self._owner(episode_id).slot
 
-    def _lost(self, episode_id: str, slot: int) -> EpisodeLostError:
+    def _owned_by(self, slot: int) -> _Owner:
+        """The owner entry of an episode made on (or found on) ``slot`` now."""
+        incarnation = self.slots[slot].incarnation
+        self._names.setdefault(incarnation, self.slots[slot].name)
+        return _Owner(slot, incarnation)
+
+    def _lost(self, episode_id: str, owner: _Owner) -> EpisodeLostError:
         """The answer for an episode (or snapshot) whose host died; its entry stays, so every later
-        use says the same (it goes with ``close``)."""
-        return EpisodeLostError(f"episode lost with its host: {episode_id!r} lived on {self.slots[slot].name}, which "
+        use says the same (it goes with ``close``). It names the incarnation the episode lived on, not
+        the one Ray may have started in its place since."""
+        name = self._names.get(owner.incarnation, self.slots[owner.slot].name)
+        return EpisodeLostError(f"episode lost with its host: {episode_id!r} lived on {name}, which "
                                 "died; its state is gone. Create a new episode (new ones go to the hosts alive)")
 
     async def check(self, slot: int) -> bool:
@@ -200,7 +209,7 @@ class HostRouter:
                 if isinstance(error, EpisodeNotFoundError):
                     (table if table is not None else self._episodes).pop(episode_id, None)
                 raise
-            raise self._lost(episode_id, owner.slot) from None
+            raise self._lost(episode_id, owner) from None
 
     # -- EpisodeControl ----------------------------------------------------------------------
     async def _any(self, operation: Callable[[ControlClient], Awaitable[T]]) -> T:
@@ -241,7 +250,7 @@ class HostRouter:
                 infos: dict[int, EpisodeInfo] = {}
                 for slot, positions in groups.items():
                     for position, info in zip(positions, made[slot]):
-                        self._episodes[info.id] = _Owner(slot, self.slots[slot].incarnation)
+                        self._episodes[info.id] = self._owned_by(slot)
                         infos[position] = info
                 return [infos[position] for position in range(len(wanted))]
             for slot, episodes in made.items():  # all or nothing: undo what the other hosts made
@@ -265,9 +274,8 @@ class HostRouter:
                 if await self.check(index):
                     raise
                 continue
-            incarnation = self.slots[index].incarnation
             for info in episodes:  # interactive ones too: from now on the router can route them
-                self._episodes.setdefault(info.id, _Owner(index, incarnation))
+                self._episodes.setdefault(info.id, self._owned_by(index))
             found += episodes
         return found
 
@@ -281,7 +289,7 @@ class HostRouter:
                 info = await self.slots[index].client.keyed_episode(domain, key)
             except EpisodeNotFoundError:
                 continue
-            self._episodes.setdefault(info.id, _Owner(index, self.slots[index].incarnation))
+            self._episodes.setdefault(info.id, self._owned_by(index))
             return info
         raise EpisodeNotFoundError(f"no host holds key {key!r} of domain {domain!r}")
 
@@ -290,7 +298,7 @@ class HostRouter:
         owner = self._episodes.get(episode_id)
         if owner is not None and not self._holds(owner):
             del self._episodes[episode_id]
-            raise self._lost(episode_id, owner.slot)
+            raise self._lost(episode_id, owner)
         await self._on(episode_id, lambda c: c.close(episode_id))
         self._episodes.pop(episode_id, None)
 
@@ -337,7 +345,7 @@ class HostRouter:
             info = await self._on(episode_id, lambda c: c.fork(episode_id))
         else:
             info = await self._on(episode_id, lambda c: self.slots[owner.slot].fork_onto(episode_id, self.slots[target]))
-        self._episodes[info.id] = _Owner(target, self.slots[target].incarnation)
+        self._episodes[info.id] = self._owned_by(target)
         return info
 
     async def export_episode(self, episode_id: str) -> bytes:
@@ -350,7 +358,7 @@ class HostRouter:
         """A new episode from a file, on the least-loaded live host."""
         [slot] = self.place(1)
         info = await self.slots[slot].client.import_episode(data, allow_other_version)
-        self._episodes[info.id] = _Owner(slot, self.slots[slot].incarnation)
+        self._episodes[info.id] = self._owned_by(slot)
         return info
 
     async def fingerprint(self, episode_id: str) -> str:
@@ -385,7 +393,7 @@ class HostRouter:
                     message = error.message
                     return RewardBatch(rewards={e: None for e in ids},
                                        errors={e: ErrorInfo(code=error.code, message=message) for e in ids})
-                lost = {e: self._lost(e, slot) for e in ids}
+                lost = {e: self._lost(e, self._episodes.get(e, _Owner(slot, ''))) for e in ids}
                 return RewardBatch(rewards={e: None for e in ids},
                                    errors={e: ErrorInfo(code=x.code, message=x.message) for e, x in lost.items()})
 

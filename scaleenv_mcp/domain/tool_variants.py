@@ -36,6 +36,7 @@ from scaleenv_mcp.domain.tool_loader import load_tool_functions, refusal, tool_f
 __all__ = ["load_variant"]
 
 Tools = dict[str, Callable[..., dict[str, Any]]]
+_OTHER_LINE_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,11 @@ def load_variant(base: Mapping[str, Callable[..., Any]], base_source: str, sourc
     report = check_tree(ast.Module(body=body, type_ignores=[]), filename)
     if report.violations:
         raise refusal(report)
-    code = compile(ast.Module(body=[*layout.imports, function], type_ignores=[]), filename, "exec", dont_inherit=True)
+    try:
+        code = compile(ast.Module(body=[*layout.imports, function], type_ignores=[]), filename, "exec",
+                       dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the compiler's own refusals
+        return load_tool_functions(source, filename, tool_names)  # which reports them as a full load does
     copy = _rebound(namespace)
     exec(code, copy)  # noqa: S102 - checked above, in the base's restricted namespace (tool_loader)
     return tool_functions(copy, filename, tool_names)
@@ -73,14 +78,16 @@ def load_variant(base: Mapping[str, Callable[..., Any]], base_source: str, sourc
 @lru_cache(maxsize=4)
 def _layout(base_source: str) -> _Layout:
     tree = ast.parse(base_source)
-    lines = base_source.splitlines(keepends=True)
     offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line))
+    for line in base_source.split("\n"):
+        offsets.append(offsets[-1] + len(line) + 1)
+    # Line numbers count "\n" only here; a source with another line break (which the parser or
+    # str.splitlines also counts) is always loaded in full rather than cut at the wrong place.
+    plain = not any(mark in base_source for mark in _OTHER_LINE_BREAKS)
     spans: list[tuple[int, int, str]] = []
     context: list[ast.stmt] = []
     for statement in tree.body:
-        if isinstance(statement, ast.FunctionDef) and not statement.decorator_list and statement.end_lineno:
+        if isinstance(statement, ast.FunctionDef) and plain and not statement.decorator_list and statement.end_lineno:
             spans.append((statement.lineno - 1, statement.end_lineno, statement.name))
             stub = ast.FunctionDef(name=statement.name, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
                                                                             kw_defaults=[], defaults=[]),

@@ -98,3 +98,22 @@ def test_every_mutant_of_a_package_loads_from_its_function_as_it_would_in_full()
             assert (fast.co_code, fast.co_consts) == (slow.co_code, slow.co_consts), mutant.description
         changed, written = variant[mutant.tool].__code__, full[mutant.tool].__code__
         assert changed.co_firstlineno == written.co_firstlineno, mutant.description  # tracebacks name its lines
+
+
+def test_a_function_only_the_compiler_refuses_is_refused_as_the_full_load_refuses_it(base):
+    source = _variant("    order = require_order(ctx, order_id)\n    if order", "    order = require_order(ctx, order_id)\n"
+                      "    break\n    if order")
+    with pytest.raises(ToolLoadError) as full:
+        load_tool_functions(source, "tools.py", ORDER_TOOLS)
+    with pytest.raises(ToolLoadError) as variant:
+        load_variant(base, ORDERS, source, "tools.py", ORDER_TOOLS)
+    assert "outside loop" in variant.value.message and variant.value.message == full.value.message
+
+
+def test_a_base_with_other_line_breaks_has_its_variants_loaded_in_full():
+    windows = ORDERS.replace("\n", "\r\n")
+    base = load_tool_functions(windows, "tools.py", ORDER_TOOLS)
+    source = windows.replace("ORDER BY id DESC", "ORDER BY id ASC")
+    variant = load_variant(base, windows, source, "tools.py", ORDER_TOOLS)
+    assert variant["get_orders"].__code__ is not base["get_orders"].__code__  # nothing taken from the base
+    assert variant["find_orders"](FakeCtx(), newest_first=True)["items"][0]["id"] == "ORD-00001"

@@ -56,6 +56,7 @@ class McpSession:
         self._queue: asyncio.Queue[tuple[asyncio.Future[Any], str, dict[str, Any]] | None] = asyncio.Queue()
         self._ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._owner: asyncio.Task[None] | None = None
+        self._in_flight: asyncio.Future[Any] | None = None  # the call the client is making now
 
     @classmethod
     async def open(cls, url: str, timeout: float = 60.0) -> McpSession:
@@ -84,6 +85,7 @@ class McpSession:
                 self._ready.set_result(None)
                 while (item := await self._queue.get()) is not None:
                     future, name, arguments = item
+                    self._in_flight = future  # failed with the connection if it breaks (_fail_pending)
                     try:
                         result = await client.call_tool(name, arguments)
                     except Exception as exc:  # noqa: BLE001 - delivered to the caller, classified there
@@ -99,6 +101,10 @@ class McpSession:
             self._fail_pending(error)
 
     def _fail_pending(self, error: InfraError) -> None:
+        """Fail the call in flight and the queued ones: a broken connection ends the client's task group
+        around the call, whose own error handler never runs (it waited out its timeout before)."""
+        if self._in_flight is not None and not self._in_flight.done():
+            self._in_flight.set_exception(error)
         while not self._queue.empty():
             item = self._queue.get_nowait()
             if item is not None and not item[0].done():

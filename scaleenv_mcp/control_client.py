@@ -292,7 +292,6 @@ class ControlClient:
         return DomainList.model_validate_json((await self._send("GET", "/domains")).content).domains
 
 
-
 async def lost_with_host(control: ControlClient, episode_id: str) -> EpisodeLostError | None:
     """After an episode's agent connection failed: the control API's ``episode_lost`` error when the
     reason is that its host died (a host actor, or the node under it: docs/cluster.md), which says
@@ -304,6 +303,7 @@ async def lost_with_host(control: ControlClient, episode_id: str) -> EpisodeLost
     except HarnessError:
         return None
     return None
+
 
 if TYPE_CHECKING:
     from scaleenv_mcp.host.episode_control import EpisodeControl

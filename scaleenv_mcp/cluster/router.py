@@ -159,7 +159,8 @@ class HostRouter:
     def _owned_by(self, slot: int) -> _Owner:
         """The owner entry of an episode made on (or found on) ``slot`` now."""
         incarnation = self.slots[slot].incarnation
-        self._names.setdefault(incarnation, self.slots[slot].name)
+        if incarnation not in self._names:
+            self._names[incarnation] = self.slots[slot].name
         return _Owner(slot, incarnation)
 
     def _lost(self, episode_id: str, owner: _Owner) -> EpisodeLostError:

@@ -10,6 +10,8 @@ tests/contract/test_error_shape.py.
 
 from __future__ import annotations
 
+import functools
+
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from pydantic import ValidationError
@@ -79,10 +81,15 @@ def _classes_by_code(root: type[ScaleEnvError]) -> dict[str, type[ScaleEnvError]
     return found
 
 
+@functools.cache
+def _raised_by_code() -> dict[str, type[ScaleEnvError]]:
+    """What a tools/call can answer as a JSON-RPC error, by code (built once: the error tree is fixed)."""
+    return {**_classes_by_code(UsageError), **_classes_by_code(HarnessError)}
+
+
 def from_mcp_error(error: MCPError) -> ScaleEnvError:
     """The project error behind a JSON-RPC error that ``to_mcp_error`` wrote (told by ``data.code``; an
     unknown or missing code is an ``EnvironmentFaultError``): what a client of an agent listener raises
     to look like an in-process ``Host.call`` (scaleenv_mcp/cluster/episodes.py)."""
-    by_code = {**_classes_by_code(UsageError), **_classes_by_code(HarnessError)}
     code = error.data.get("code") if isinstance(error.data, dict) else None
-    return by_code.get(str(code), EnvironmentFaultError)(error.message)
+    return _raised_by_code().get(str(code), EnvironmentFaultError)(error.message)

@@ -51,14 +51,18 @@ def test_a_changed_tool_keeps_the_line_numbers_of_the_variant_text(base):
     assert variant["cancel_order"](FakeCtx(), "ORD-00002")["status"] == "cancelled"
 
 
-def test_a_changed_function_the_policy_refuses_is_refused_with_the_full_loads_message(base):
+@pytest.mark.parametrize(("added", "reason"), [
+    ("print(order)", "forbidden_builtin"),  # the policy refuses it
+    ("break", "outside loop"),  # the policy passes it, the compiler refuses it
+], ids=["policy", "compiler"])
+def test_a_refused_changed_function_is_refused_with_the_full_loads_message(base, added: str, reason: str):
     source = _variant("    order = require_order(ctx, order_id)\n    if order", "    order = require_order(ctx, order_id)\n"
-                      "    print(order)\n    if order")
+                      f"    {added}\n    if order")
     with pytest.raises(ToolLoadError) as full:
         load_tool_functions(source, "tools.py", ORDER_TOOLS)
     with pytest.raises(ToolLoadError) as variant:
         load_variant(base, ORDERS, source, "tools.py", ORDER_TOOLS)
-    assert "forbidden_builtin" in variant.value.message
+    assert reason in variant.value.message
     assert (variant.value.message, variant.value.line) == (full.value.message, full.value.line)
 
 
@@ -98,16 +102,6 @@ def test_every_mutant_of_a_package_loads_from_its_function_as_it_would_in_full()
             assert (fast.co_code, fast.co_consts) == (slow.co_code, slow.co_consts), mutant.description
         changed, written = variant[mutant.tool].__code__, full[mutant.tool].__code__
         assert changed.co_firstlineno == written.co_firstlineno, mutant.description  # tracebacks name its lines
-
-
-def test_a_function_only_the_compiler_refuses_is_refused_as_the_full_load_refuses_it(base):
-    source = _variant("    order = require_order(ctx, order_id)\n    if order", "    order = require_order(ctx, order_id)\n"
-                      "    break\n    if order")
-    with pytest.raises(ToolLoadError) as full:
-        load_tool_functions(source, "tools.py", ORDER_TOOLS)
-    with pytest.raises(ToolLoadError) as variant:
-        load_variant(base, ORDERS, source, "tools.py", ORDER_TOOLS)
-    assert "outside loop" in variant.value.message and variant.value.message == full.value.message
 
 
 def test_a_base_with_other_line_breaks_has_its_variants_loaded_in_full():

@@ -3,11 +3,14 @@
 Each figure is the median of a few runs of the real CLI in a subprocess, with the code of one
 checkout on PYTHONPATH: the bound listener, every domain online from a warm validation record,
 and the wall time of ``domains``, ``tools``, ``call`` and ``shell`` (to its prompt; it quits at
-once). The checkout given as ``--baseline`` is measured the same way beside this one.
+once). The checkout given as ``--baseline`` is measured the same way beside this one. Worker
+starts (hosts, validation and generation start many): a pool's worker replaced again and again,
+the wall time until the new worker answers, and the CPU it spent until then (from /proc).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import statistics
@@ -64,12 +67,53 @@ def _wall(checkout: Path, state: Path, args: list[str], stdin: str | None) -> fl
     return time.perf_counter() - started
 
 
+_WORKER_STARTS = """
+import asyncio, json, statistics, sys, time
+from pathlib import Path
+from scaleenv_mcp.workers.pool import WorkerPool
+
+def cpu_s(pid):
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / 100
+
+async def main(starts):
+    pool = WorkerPool(2, memory_limit=1024**3)
+    pool.start()
+    walls, cpus = [], []
+    try:
+        worker = pool.workers[0]
+        await worker.request(("ping",), 60)
+        for _ in range(starts):
+            started = time.perf_counter()
+            worker.replace()
+            await worker.request(("ping",), 60)
+            walls.append(time.perf_counter() - started)
+            cpus.append(cpu_s(worker.pid))
+    finally:
+        pool.stop()
+    print(json.dumps({"worker_start_ms": statistics.median(walls) * 1000, "worker_start_cpu_ms": statistics.median(cpus) * 1000}))
+
+asyncio.run(main(int(sys.argv[1])))
+"""
+
+
+def _worker_starts(checkout: Path, state: Path, starts: int = 20) -> dict[str, float]:
+    """Median wall and CPU of one worker start, until it answers its first request (Linux /proc)."""
+    if not Path("/proc/self/stat").exists():
+        return {}
+    run = subprocess.run([sys.executable, "-c", _WORKER_STARTS, str(starts)], capture_output=True, text=True,
+                         env=_env(checkout, state), cwd=checkout, timeout=600, check=True)
+    figures: dict[str, float] = json.loads(run.stdout.strip().splitlines()[-1])
+    return figures
+
+
 def _measure(checkout: Path, state: Path, domains: int) -> dict[str, float]:
     serves = [_serve_once(checkout, state, domains) for _ in range(RUNS)]
     row = {"bind_s": statistics.median(b for b, _ in serves), "all_online_warm_s": statistics.median(o for _, o in serves)}
     for name, args in COMMANDS.items():
         stdin = "quit\n" if name == "shell" else None
         row[f"{name}_s"] = statistics.median(_wall(checkout, state, args, stdin) for _ in range(RUNS))
+    row.update(_worker_starts(checkout, state))
     return {key: round(value, 2) for key, value in row.items()}
 
 
@@ -87,7 +131,9 @@ def bench_startup(checkout: Path, baseline: Path | None, domains: int = 8) -> di
 def render_startup(startup: dict[str, Any], measured: dict[str, Any] | None = None, baseline: str | None = None) -> list[str]:
     labels = {"bind_s": "serve: listener bound", "all_online_warm_s": "serve: every domain online (warm record)",
               "domains_s": "`scaleenv domains`", "tools_s": "`scaleenv tools smart_home`",
-              "call_s": "`scaleenv call smart_home identify_user`", "shell_s": "`scaleenv shell smart_home` to prompt (quits)"}
+              "call_s": "`scaleenv call smart_home identify_user`", "shell_s": "`scaleenv shell smart_home` to prompt (quits)",
+              "worker_start_ms": "a worker replaced until it answers, ms (median of 20)",
+              "worker_start_cpu_ms": "CPU the new worker spent until then, ms (/proc counts 10 ms ticks)"}
     before = startup.get("before", {})
     lines = ["", "## Start-up (#28)", "",
              f"Wall seconds, median of {startup['runs']} runs of the CLI in a subprocess; 'before' is "
@@ -95,7 +141,7 @@ def render_startup(startup: dict[str, Any], measured: dict[str, Any] | None = No
              f"From a fresh validation record every domain was online after {startup['cold_all_online_s']} s.", "",
              "| measure | before s | after s |", "| --- | --- | --- |"]
     for key, label in labels.items():
-        lines.append(f"| {label} | {before.get(key, '')} | {startup['after'][key]} |")
+        lines.append(f"| {label} | {before.get(key, '')} | {startup['after'].get(key, '')} |")
     if measured:
         lines += ["", f"(Measured by `scaleenv bench --only startup` at commit `{measured['commit'][:12]}`, load average "
                       f"at start {', '.join(f'{x:.1f}' for x in measured['load_average'])} on {measured['cpus']} CPUs: "

@@ -42,7 +42,7 @@ from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.soak.fuzz import fuzz_arguments
 from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.run import DEFAULT_DOMAINS, classify, percentile
-from scaleenv_mcp.soak.served import ServedHost, tagged_processes
+from scaleenv_mcp.soak.served import ServedHost, tagged_processes, worker_processes
 
 __all__ = ["ChaosConfig", "chaos_checks", "chaos_summary_lines", "run_chaos"]
 
@@ -226,7 +226,7 @@ class _Round:
         """``count`` SIGKILLs of a random worker, spread over the round; each waits for the respawn."""
         for index in range(count):
             await asyncio.sleep(max(0.0, (until - time.monotonic()) / (count - index + 1)))
-            workers = sorted(p for p in tagged_processes(self.served.tag) if p != self.served.pid)
+            workers = sorted(worker_processes(self.served.tag, self.served.pid))
             if not workers or self.served.process is None or self.served.process.poll() is not None:
                 continue
             victim = rng.choice(workers)
@@ -237,7 +237,7 @@ class _Round:
             self.chaos.worker_kills += 1
             killed = time.monotonic()
             while time.monotonic() - killed < 30:  # the pool respawns it
-                alive = [p for p in tagged_processes(self.served.tag) if p != self.served.pid]
+                alive = worker_processes(self.served.tag, self.served.pid)
                 if victim not in alive and len(alive) >= self.chaos.config.workers:
                     self.chaos.respawn_ms.append((time.monotonic() - killed) * 1000)
                     break

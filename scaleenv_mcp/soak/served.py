@@ -19,7 +19,9 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["ServedHost", "TAG_VARIABLE", "rss_kb", "tagged_processes"]
+from scaleenv_mcp.workers.launcher import LAUNCHER_NAME
+
+__all__ = ["ServedHost", "TAG_VARIABLE", "rss_kb", "tagged_processes", "worker_processes"]
 
 TAG_VARIABLE = "SCALEENV_PROCESS_TAG"
 
@@ -44,6 +46,17 @@ def tagged_processes(tag: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+def worker_processes(tag: str, host_pid: int) -> list[int]:
+    """The worker processes among ``tag``'s: not the host, not its worker launcher (``workers.launcher``)."""
+    def launcher(pid: int) -> bool:
+        try:
+            return Path(f"/proc/{pid}/comm").read_bytes().strip() == LAUNCHER_NAME
+        except OSError:
+            return False
+
+    return [pid for pid in tagged_processes(tag) if pid != host_pid and not launcher(pid)]
 
 
 def rss_kb(pid: int) -> int:

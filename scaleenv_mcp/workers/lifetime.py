@@ -27,7 +27,7 @@ import signal
 import sys
 import threading
 
-__all__ = ["arm_budget", "disarm_budget", "guard_lifetime", "own_budget"]
+__all__ = ["arm_budget", "disarm_budget", "guard_lifetime", "own_budget", "prctl"]
 
 _PR_SET_PDEATHSIG = 1
 _WATCH_INTERVAL_MS = 250
@@ -40,14 +40,20 @@ def own_budget(budget: float) -> float:
     return budget * 1.25 + 2.0
 
 
-def _set_parent_death_signal() -> bool:
+def prctl(option: int, value: int | bytes) -> bool:
+    """Linux's prctl(2) with one argument; False where there is none or it failed."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return bool(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
+        argument = ctypes.c_char_p(value) if isinstance(value, bytes) else value
+        return bool(libc.prctl(option, argument, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+def _set_parent_death_signal() -> bool:
+    return prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def _watch(parent_pid: int, fd: int) -> None:

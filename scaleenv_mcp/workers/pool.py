@@ -24,11 +24,11 @@ import contextvars
 import os
 import socket
 import subprocess
-import sys
 from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from scaleenv_mcp.workers.launcher import WorkerProcess, start_worker
 from scaleenv_mcp.workers.protocol import OK, DomainBundle, Frames, frame
 from scaleenv_mcp.workers.requests import DomainLoadError, Request, WorkerLostError
 from scaleenv_mcp.workers.watchdog import Watchdog
@@ -86,16 +86,10 @@ class WorkerHandle:
 
     # -- the process ------------------------------------------------------------------------
     def _spawn(self) -> None:
-        # A fresh interpreter (not multiprocessing's spawn): it never re-imports the caller's
-        # __main__, and its stdout is closed so it cannot corrupt a stdio MCP pipe.
         parent, child = socket.socketpair()
-        env = {**os.environ, **(self.env or {})}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "scaleenv_mcp.workers.worker", str(child.fileno()),
-             str(self.memory_limit or 0), str(self.max_pages or 0), str(os.getpid()), str(self.max_result_bytes or 0),
-             self.check_outputs],
-            pass_fds=[child.fileno()], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, env=env,
-        )
+        options = [str(self.memory_limit or 0), str(self.max_pages or 0), str(self.max_result_bytes or 0),
+                   self.check_outputs]
+        self.process: WorkerProcess = start_worker(child.fileno(), options, {**os.environ, **(self.env or {})})
         child.close()
         parent.setblocking(False)
         self.sock = parent

@@ -427,12 +427,13 @@ _READ_SIZE = 1 << 18
 
 
 def main(argv: list[str]) -> None:
-    """``python -m scaleenv_mcp.workers.worker FD MEMORY_LIMIT MAX_PAGES PARENT_PID MAX_RESULT_BYTES CHECK_OUTPUTS``
-    (started by the pool; 0 means no limit)."""
-    fd, memory_limit, max_pages, parent_pid, max_result_bytes = (int(a) for a in argv[:5])
+    """``python -m scaleenv_mcp.workers.worker FD PARENT_PID MEMORY_LIMIT MAX_PAGES MAX_RESULT_BYTES CHECK_OUTPUTS``
+    (started by the pool through ``workers.launcher``; 0 means no limit)."""
+    fd, parent_pid, memory_limit, max_pages, max_result_bytes = (int(a) for a in argv[:5])
     check_outputs = argv[5] if len(argv) > 5 else "always"
     run_worker(socket.socket(fileno=fd), memory_limit or None, max_pages or None, parent_pid, max_result_bytes or None,
                check_outputs)
+
 
 if __name__ == "__main__":
     import sys

@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from scaleenv_mcp.soak.raw_mcp import RawMcpSession
-from scaleenv_mcp.soak.served import TAG_VARIABLE, ServedHost, tagged_processes
+from scaleenv_mcp.soak.served import TAG_VARIABLE, ServedHost, tagged_processes, worker_processes
 from tests.support_hostile import hostile_copy
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "domains"
@@ -41,10 +41,6 @@ def _cpu_ticks(pid: int) -> int:
     except OSError:
         return 0
     return int(fields[11]) + int(fields[12])
-
-
-def _busy_workers(tag: str, host_pid: int) -> list[int]:
-    return [pid for pid in tagged_processes(tag) if pid != host_pid]
 
 
 # Each guard alone, the others switched off in every process of the run by a sitecustomize that
@@ -95,7 +91,7 @@ def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path, 
         caller = threading.Thread(target=loop_forever, daemon=True)
         caller.start()
         time.sleep(2.0)  # the worker is inside the loop now
-        busy = _busy_workers(served.tag, served.pid)
+        busy = worker_processes(served.tag, served.pid)
         assert busy and all(_cpu_ticks(pid) > 50 for pid in busy), "the worker is not looping"
     finally:
         if how == "SIGTERM" and served.process is not None and served.process.poll() is None:
@@ -114,10 +110,10 @@ def test_killed_validate_leaves_no_worker_behind(tmp_path: Path):
                                 "--json"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while len(tagged_processes(tag)) < 2 and time.monotonic() < deadline:  # the validator and its workers
+        while not worker_processes(tag, process.pid) and time.monotonic() < deadline:  # the validator's workers
             time.sleep(0.2)
         time.sleep(2.0)  # the cases are looping now
-        assert len(tagged_processes(tag)) >= 2
+        assert worker_processes(tag, process.pid)
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)

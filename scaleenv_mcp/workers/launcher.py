@@ -101,6 +101,7 @@ class _Launcher:
         self.sock = ours
         self.lock = threading.Lock()
         self.live = 0  # forked workers not yet awaited
+        self.forked = 0
 
     def fork(self, fd: int, options: list[str], env: dict[str, str]) -> _ForkedWorker:
         with self.lock:
@@ -112,6 +113,7 @@ class _Launcher:
                     os.close(received)
                 raise OSError("the worker launcher did not fork a worker")
             self.live += 1
+            self.forked += 1
         return _ForkedWorker(_PID.unpack(data)[0], fds[0], self)
 
     def ended(self) -> None:
@@ -125,6 +127,7 @@ class _Launcher:
 
 
 _launchers: dict[tuple[str, ...], _Launcher] = {}
+_refused: set[tuple[str, ...]] = set()  # environments whose launcher failed before its first fork: not tried again
 _launchers_lock = threading.Lock()
 
 
@@ -133,9 +136,15 @@ def _usable() -> bool:
         and hasattr(signal, "pidfd_send_signal")
 
 
-def _launcher(env: dict[str, str]) -> _Launcher:
-    key = (sys.executable, *sorted(f"{k}={v}" for k, v in env.items() if k.startswith("PYTHON")))
+def _key(env: dict[str, str]) -> tuple[str, ...]:
+    return (sys.executable, *sorted(f"{k}={v}" for k, v in env.items() if k.startswith("PYTHON")))
+
+
+def _launcher(env: dict[str, str]) -> _Launcher | None:
+    key = _key(env)
     with _launchers_lock:
+        if key in _refused:
+            return None
         launcher = _launchers.pop(key, None)
         if launcher is None or launcher.process.poll() is not None:
             launcher = _Launcher(env)
@@ -146,13 +155,18 @@ def _launcher(env: dict[str, str]) -> _Launcher:
         return launcher
 
 
-def _forget(launcher: _Launcher) -> None:
+def _forget(launcher: _Launcher, env: dict[str, str]) -> None:
+    """Drop a launcher that failed; one that never forked a worker (an environment it cannot start in) is
+    not started again for that environment."""
     with _launchers_lock:
         for key, other in list(_launchers.items()):
             if other is launcher:
                 del _launchers[key]
-    with contextlib.suppress(OSError):
+        if not launcher.forked:
+            _refused.add(_key(env))
+    with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         launcher.process.kill()
+        launcher.process.wait(timeout=5)
     launcher.sock.close()
 
 
@@ -164,10 +178,11 @@ def start_worker(fd: int, options: list[str], env: dict[str, str]) -> WorkerProc
         launcher = None
         try:
             launcher = _launcher(env)
-            return launcher.fork(fd, options, env)
+            if launcher is not None:
+                return launcher.fork(fd, options, env)
         except OSError:  # it died, timed out or could not start: a fresh one next time, this worker now
             if launcher is not None:
-                _forget(launcher)
+                _forget(launcher, env)
     # A fresh interpreter (not multiprocessing's spawn): it never re-imports the caller's __main__,
     # and its stdout is closed so it cannot corrupt a stdio MCP pipe.
     return subprocess.Popen([sys.executable, "-m", "scaleenv_mcp.workers.worker", str(fd), str(os.getpid()), *options],

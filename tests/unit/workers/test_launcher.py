@@ -96,15 +96,20 @@ async def test_a_killed_launcher_takes_its_workers_and_the_pool_forks_from_a_new
 
 
 async def test_where_no_launcher_can_start_the_workers_are_fresh_interpreters(tmp_path: Path):
-    site = tmp_path / "site"
-    site.mkdir()  # every launcher in this environment exits before it forks anything
+    site, started = tmp_path / "site", tmp_path / "launchers-started"
+    site.mkdir()  # every launcher in this environment exits before it forks anything, saying it started
     (site / "sitecustomize.py").write_text(
-        "import os, sys\nif 'scaleenv_mcp.workers.launcher' in sys.orig_argv:\n    os._exit(3)\n")
+        "import os, sys\n"
+        "if 'scaleenv_mcp.workers.launcher' in sys.orig_argv:\n"
+        f"    open({str(started)!r}, 'a').write('started\\n')\n"
+        "    os._exit(3)\n")
     path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
-    pool = WorkerPool(2, memory_limit=1024**3, env={"PYTHONPATH": path})
-    pool.start()
-    try:
-        assert await _ping(pool) == [("ok", "pong")] * 2
-        assert [_parent(w.pid) for w in pool.workers] == [os.getpid()] * 2  # type: ignore[arg-type]
-    finally:
-        pool.stop()
+    for _ in range(2):
+        pool = WorkerPool(2, memory_limit=1024**3, env={"PYTHONPATH": path})
+        pool.start()
+        try:
+            assert await _ping(pool) == [("ok", "pong")] * 2
+            assert [_parent(w.pid) for w in pool.workers] == [os.getpid()] * 2  # type: ignore[arg-type]
+        finally:
+            pool.stop()
+    assert started.read_text() == "started\n"  # tried once for the environment, not for every worker

@@ -69,12 +69,8 @@ def _wall(checkout: Path, state: Path, args: list[str], stdin: str | None) -> fl
 
 _WORKER_STARTS = """
 import asyncio, json, statistics, sys, time
-from pathlib import Path
+from bench.procstat import process_cpu
 from scaleenv_mcp.workers.pool import WorkerPool
-
-def cpu_s(pid):
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / 100
 
 async def main(starts):
     pool = WorkerPool(2, memory_limit=1024**3)
@@ -88,7 +84,7 @@ async def main(starts):
             worker.replace()
             await worker.request(("ping",), 60)
             walls.append(time.perf_counter() - started)
-            cpus.append(cpu_s(worker.pid))
+            cpus.append(process_cpu(worker.pid))
     finally:
         pool.stop()
     print(json.dumps({"worker_start_ms": statistics.median(walls) * 1000, "worker_start_cpu_ms": statistics.median(cpus) * 1000}))

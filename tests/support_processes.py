@@ -1,5 +1,5 @@
-"""Starting a real `scaleenv serve` for tests, and stopping the processes tests start: the way a
-person would (Ctrl-C), then by force."""
+"""Starting a real `scaleenv serve` for tests, stopping the processes tests start (the way a person
+would, Ctrl-C, then by force), and reading a process's parent."""
 
 from __future__ import annotations
 
@@ -11,7 +11,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["interrupt", "scaleenv_serve"]
+__all__ = ["interrupt", "parent_pid", "scaleenv_serve"]
+
+
+def parent_pid(pid: int) -> int:
+    """The parent of ``pid``, from /proc (Linux)."""
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def interrupt(process: subprocess.Popen, timeout: float = 20) -> None:

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support_processes import parent_pid
+
 __all__ = ["host_actor_pids", "ray_cluster"]
 
 
@@ -27,10 +29,6 @@ def ray_cluster() -> Iterator[None]:
 def host_actor_pids() -> list[int]:
     """The host actor processes of this test's Ray cluster (descendants of this process: never those of
     another run on the same machine)."""
-    def parent(pid: int) -> int:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return int(stat.rsplit(")", 1)[1].split()[1])
-
     found = []
     for entry in Path("/proc").iterdir():
         try:
@@ -38,7 +36,7 @@ def host_actor_pids() -> list[int]:
                 continue
             pid = ancestor = int(entry.name)
             while ancestor > 1 and ancestor != os.getpid():
-                ancestor = parent(ancestor)
+                ancestor = parent_pid(ancestor)
         except (OSError, ValueError, IndexError):
             continue  # gone meanwhile
         if ancestor == os.getpid():

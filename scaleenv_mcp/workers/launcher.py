@@ -158,12 +158,12 @@ def _launcher(env: dict[str, str]) -> _Launcher | None:
 def _forget(launcher: _Launcher, env: dict[str, str]) -> None:
     """Drop a launcher that failed; one that never forked a worker (an environment it cannot start in) is
     not started again for that environment."""
+    key = _key(env)
     with _launchers_lock:
-        for key, other in list(_launchers.items()):
-            if other is launcher:
-                del _launchers[key]
+        if _launchers.get(key) is launcher:
+            del _launchers[key]
         if not launcher.forked:
-            _refused.add(_key(env))
+            _refused.add(key)
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         launcher.process.kill()
         launcher.process.wait(timeout=5)

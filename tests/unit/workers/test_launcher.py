@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from scaleenv_mcp.workers.pool import WorkerLostError, WorkerPool
+from tests.support_processes import parent_pid
 
 pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forks through pidfds, reads /proc")]
@@ -23,10 +24,6 @@ pytestmark = [pytest.mark.anyio,
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def _parent(pid: int) -> int:
-    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def _name(pid: int) -> str:
@@ -61,26 +58,26 @@ async def _ping(pool: WorkerPool) -> list[object]:
 async def test_one_launcher_forks_the_workers_of_an_environment(own_pool: WorkerPool):
     assert await _ping(own_pool) == [("ok", "pong")] * 2
     pids = [w.pid for w in own_pool.workers]
-    launchers = {_parent(pid) for pid in pids}
+    launchers = {parent_pid(pid) for pid in pids}
     assert len(launchers) == 1 and os.getpid() not in launchers
     launcher = launchers.pop()
-    assert _parent(launcher) == os.getpid()
+    assert parent_pid(launcher) == os.getpid()
     assert _name(launcher) == "scaleenv-launch" and [_name(pid) for pid in pids] == ["scaleenv-worker"] * 2
     again = WorkerPool(1, memory_limit=1024**3, env=own_pool.env)  # same environment: the same launcher
     again.start()
     try:
-        assert _parent(again.workers[0].pid) == launcher  # type: ignore[arg-type]
+        assert parent_pid(again.workers[0].pid) == launcher  # type: ignore[arg-type]
     finally:
         again.stop()
     own_pool.workers[0].replace()  # a replaced worker is killed through its pidfd and forked again
-    assert _gone(pids[0]) and _parent(own_pool.workers[0].pid) == launcher  # type: ignore[arg-type]
+    assert _gone(pids[0]) and parent_pid(own_pool.workers[0].pid) == launcher  # type: ignore[arg-type]
     assert await _ping(own_pool) == [("ok", "pong")] * 2
 
 
 async def test_a_killed_launcher_takes_its_workers_and_the_pool_forks_from_a_new_one(own_pool: WorkerPool):
     await _ping(own_pool)
     pids = [w.pid for w in own_pool.workers]
-    launcher = _parent(pids[0])  # type: ignore[arg-type]
+    launcher = parent_pid(pids[0])  # type: ignore[arg-type]
     os.kill(launcher, signal.SIGKILL)
     assert _gone(launcher) and all(_gone(pid) for pid in pids)  # nothing outlives it
     replies: list[object] = []
@@ -91,7 +88,7 @@ async def test_a_killed_launcher_takes_its_workers_and_the_pool_forks_from_a_new
         except WorkerLostError:
             await asyncio.sleep(0.1)
     assert replies == [("ok", "pong")] * 2
-    fresh = {_parent(w.pid) for w in own_pool.workers}  # type: ignore[arg-type]
+    fresh = {parent_pid(w.pid) for w in own_pool.workers}  # type: ignore[arg-type]
     assert len(fresh) == 1 and launcher not in fresh and os.getpid() not in fresh
 
 
@@ -109,7 +106,7 @@ async def test_where_no_launcher_can_start_the_workers_are_fresh_interpreters(tm
         pool.start()
         try:
             assert await _ping(pool) == [("ok", "pong")] * 2
-            assert [_parent(w.pid) for w in pool.workers] == [os.getpid()] * 2  # type: ignore[arg-type]
+            assert [parent_pid(w.pid) for w in pool.workers] == [os.getpid()] * 2  # type: ignore[arg-type]
         finally:
             pool.stop()
     assert started.read_text() == "started\n"  # tried once for the environment, not for every worker

@@ -111,7 +111,7 @@ async def _verify_and_publish(run: RunContext, report: GenerationReport, built: 
         from scaleenv_mcp.verifier.verify import verify_domain
 
         log("verifying the tasks")
-        # Synthesis ran the determinism gate (a second process) on these very actions and this
+        # Synthesis ran the determinism gate (workers under another hash seed) on these very actions and this
         # package hash; wording changes neither, so the per-task gates are what is rerun here.
         verified = await verify_domain(built, workers=2, determinism=False)
         report.validation.verified = f"{verified.passed}/{verified.tasks} tasks pass every gate"

@@ -2,7 +2,7 @@
 
 Candidates are built in rounds (``scaleenv_mcp.generator.synthesis.candidate``), each one put through
 the verifier's gates in memory (``scaleenv_mcp.verifier.gates.verify_task``) and, per round, the
-determinism gate in a second process. Only tasks that pass everything are kept, stamped
+determinism gate on workers under another PYTHONHASHSEED. Only tasks that pass everything are kept, stamped
 with the package's content hash, and written sorted by id with ``Task.to_line()``: the same
 domain and seed give a byte-identical file, whatever PYTHONHASHSEED or the worker count
 (tests/unit/generator/test_synthesis.py runs it twice to check).
@@ -172,7 +172,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
                 elif verdict is not None:
                     passing.append((index, built, verdict))
             if determinism and passing:
-                apply_determinism(package, [t for _, t, _ in passing], [v for _, _, v in passing])
+                await apply_determinism(package, [t for _, t, _ in passing], [v for _, _, v in passing])
             for index, task, verdict in passing:
                 if verdict.passed:
                     accepted[index] = task

@@ -14,7 +14,7 @@
   the tool's) and scores 0.
 - ``distractor``: the actions aimed at a distractor row score 0 or are refused.
 - ``argument``: each argument of each state-changing action changed scores 0 or is refused.
-- ``determinism``: a second process with another PYTHONHASHSEED reaches the same state
+- ``determinism``: a replay on workers under another PYTHONHASHSEED reaches the same state
   (run for a whole batch at once, see ``scaleenv_mcp.verifier.determinism``).
 The variant gates run only when the gold replay passed; they would say nothing otherwise.
 """

@@ -4,7 +4,7 @@ Without ``control_url`` it starts its own host (and, for ``http``, its own loopb
 listeners) and serves exactly the tasks being verified; with ``control_url`` it drives a
 running host, whose tasks are the ones in that host's package. Tasks run concurrently (a
 semaphore bounds the episodes in flight); the determinism gate replays the batch of tasks
-whose gold replay passed in one subprocess under another PYTHONHASHSEED.
+whose gold replay passed at once, on workers started under another PYTHONHASHSEED.
 """
 
 from __future__ import annotations
@@ -156,13 +156,13 @@ async def verify_tasks(package: DomainPackage, tasks: list[Task], transport: Tra
     return list(await asyncio.gather(*(one(t) for t in tasks)))
 
 
-def apply_determinism(package: DomainPackage, tasks: list[Task], verdicts: list[TaskVerdict]) -> None:
-    """Add the determinism gate to every verdict whose gold replay passed (one subprocess)."""
+async def apply_determinism(package: DomainPackage, tasks: list[Task], verdicts: list[TaskVerdict]) -> None:
+    """Add the determinism gate to every verdict whose gold replay passed (one batch, other hash seed)."""
     by_id = {t.id: t for t in tasks}
     replayed = [v for v in verdicts if v.fingerprint is not None and "gold_replay" not in v.failed_gates]
     if not replayed:
         return
-    found = verify_determinism(package.path, [by_id[v.task_id] for v in replayed],
+    found = await verify_determinism(package.path, [by_id[v.task_id] for v in replayed],
                                {v.task_id: v.fingerprint or "" for v in replayed})
     for verdict in replayed:
         problem = found.get(verdict.task_id)
@@ -187,7 +187,7 @@ async def verify_domain(domain_path: Path, tasks_file: Path | None = None, trans
                                 hosts) as served:
         verdicts = await verify_tasks(package, tasks, served, concurrency=concurrency, progress=progress)
     if determinism:
-        apply_determinism(package, tasks, verdicts)
+        await apply_determinism(package, tasks, verdicts)
     seconds = time.perf_counter() - started
     failures: Counter[str] = Counter(g for v in verdicts for g in v.failed_gates)
     env_errors = sum(1 for v in verdicts if "environment" in v.failed_gates)

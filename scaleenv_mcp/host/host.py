@@ -50,14 +50,17 @@ class Host:
     """Serve domain packages: load them, run their tools in workers, keep episodes apart."""
 
     def __init__(self, settings: HostSettings | None = None, domain_dirs: list[Path] | None = None,
-                 domains: list[str] | None = None) -> None:
+                 domains: list[str] | None = None, *, worker_env: dict[str, str] | None = None) -> None:
+        """``worker_env``: variables the worker processes start with on top of this process's (the
+        determinism gate runs the tools under another PYTHONHASHSEED this way)."""
         self.settings = settings or HostSettings()
         self.domain_dirs = domain_dirs
         self.only = set(domains) if domains else None
         self.pool = WorkerPool(self.settings.workers, self.settings.worker_memory_mb * 1024 * 1024,
                                max_pages=self.settings.max_db_mb * 1024 * 1024 // 4096,
                                max_result_bytes=self.settings.max_result_bytes,
-                               check_outputs=self.settings.check_outputs, stall_after=self.settings.stall_after)
+                               check_outputs=self.settings.check_outputs, stall_after=self.settings.stall_after,
+                               env=worker_env)
         self.registry = EpisodeRegistry(self.pool, self.settings)  # internal: callers use the methods below
         self.keyed = KeyedEpisodes(self.registry, self.settings)  # internal: /mcp/{domain}/s/{key} (host/http.py)
         self.agent_url: str | None = None  # the agent listener, while one serves this host (EpisodeInfo.agent_url)
@@ -162,12 +165,13 @@ class Host:
     @classmethod
     @contextlib.asynccontextmanager
     async def running(cls, settings: HostSettings | None = None, domain_dirs: list[Path] | None = None,
-                      domains: list[str] | None = None, *, wait: bool = True, load: bool = True) -> AsyncIterator[Host]:
+                      domains: list[str] | None = None, *, wait: bool = True, load: bool = True,
+                      worker_env: dict[str, str] | None = None) -> AsyncIterator[Host]:
         """Start a host. Domains not yet validated at their current contents are validated
         first; with ``wait=False`` the host is usable at once and each such domain comes
         online as it passes. With ``load=False`` nothing is loaded: the caller awaits
         ``come_online()`` (``scaleenv serve``, which binds its listeners first)."""
-        host = cls(settings, domain_dirs, domains)
+        host = cls(settings, domain_dirs, domains, worker_env=worker_env)
         host.registry.lost.open()  # episodes a stopped host on this state directory left open are lost
         pending = host.load_domains() if load else []
         if load:

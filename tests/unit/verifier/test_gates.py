@@ -115,9 +115,33 @@ async def test_determinism_gate_reports_a_different_end_state(synthesized):
     package, tasks = synthesized
     expected = {t.id: t.gold.fingerprint for t in tasks[:2] if t.gold}
     expected[tasks[1].id] = "f" * 64
-    found = verify_determinism(package, tasks[:2], expected)
+    found = await verify_determinism(package, tasks[:2], expected)
     assert found[tasks[0].id] is None
     assert "replay reached" in (found[tasks[1].id] or "")
+
+
+async def test_determinism_gate_catches_a_tool_that_depends_on_hash_order(synthesized, tmp_path: Path):
+    """The second replay's tools really run under the other hash seed: a loan note built from a set's
+    iteration order (the order of str hashes) ends in another state there."""
+    from scaleenv_mcp.verifier.determinism import other_hash_seed, replay_fingerprints, verify_determinism
+
+    package, tasks = synthesized
+    borrowing = [t for t in tasks if any(a.tool == "borrow_book" for a in t.actions)]
+    assert borrowing, "the fixture's tasks should borrow a book"
+    fickle = tmp_path / "tiny_library"
+    shutil.copytree(package, fickle)
+    tools = fickle / "tools.py"
+    words = '{"amber", "birch", "cedar", "dune", "elm", "fern", "gale", "heath"}'
+    tools.write_text(tools.read_text().replace("(loan_id, member_id, book_id, ctx.today, due, note),",
+                                               f"(loan_id, member_id, book_id, ctx.today, due, ','.join({words})),"))
+    seed = "3" if other_hash_seed() != "3" else "4"
+    expected = await replay_fingerprints(fickle, borrowing, worker_env={"PYTHONHASHSEED": seed})
+    assert await replay_fingerprints(fickle, borrowing, worker_env={"PYTHONHASHSEED": seed}) == expected  # same seed
+    found = await verify_determinism(fickle, borrowing, expected)
+    assert all(f"PYTHONHASHSEED={other_hash_seed()} replay reached" in (found[t.id] or "") for t in borrowing), found
+    # the package as shipped reaches the same states under any seed
+    steady = await replay_fingerprints(package, borrowing, worker_env={"PYTHONHASHSEED": seed})
+    assert set((await verify_determinism(package, borrowing, steady)).values()) == {None}
 
 
 async def test_verify_rejects_tasks_a_careful_person_would_not_accept_naming_task_and_reason(synthesized, tmp_path: Path):

@@ -28,12 +28,13 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.manifest import DomainManifest
 from scaleenv_mcp.domain.task import Task
+from scaleenv_mcp.errors import HarnessError
 from scaleenv_mcp.verifier.grounding import check_grounding
 from scaleenv_mcp.verifier.perturb import argument_variants, distractor_variants
 from scaleenv_mcp.verifier.realism import start_rows, task_problems
 from scaleenv_mcp.verifier.replay import ReplayOutcome, Transport, replay_actions
 
-__all__ = ["GATES", "GateResult", "TaskVerdict", "verify_task"]
+__all__ = ["GATES", "GateResult", "TaskVerdict", "environment_verdict", "verify_guarded", "verify_task"]
 
 GATES = ("package_hash", "gold_replay", "gold_fingerprint", "grounding", "realism", "do_nothing", "forbidden",
          "distractor", "argument", "determinism")
@@ -125,3 +126,22 @@ async def verify_task(task: Task, transport: Transport, manifest: DomainManifest
                         f"{len(variants)} variants rejected")
     verdict.seconds = round(time.perf_counter() - started, 3)
     return verdict
+
+
+def environment_verdict(task_id: str, detail: str) -> TaskVerdict:
+    """The verdict of a task the harness could not check: it fails the ``environment`` gate (exit 3)."""
+    verdict = TaskVerdict(task_id=task_id, passed=False)
+    verdict.add("environment", False, detail)
+    return verdict
+
+
+async def verify_guarded(task: Task, transport: Transport, manifest: DomainManifest, package_hash: str | None,
+                         seed: dict[str, list[dict[str, Any]]] | None) -> TaskVerdict:
+    """``verify_task``, with a failure of the harness (host, transport) as the task's ``environment`` gate
+    rather than an exception: one task's lost episode must not end the run (here or in a Ray task)."""
+    try:
+        return await verify_task(task, transport, manifest, package_hash, seed)
+    except HarnessError as error:
+        return environment_verdict(task.id, f"{error.code}: {error.message}")
+    except Exception as error:  # a transport failure (HTTP, MCP client): the harness, not the task
+        return environment_verdict(task.id, f"{type(error).__name__}: {error}")

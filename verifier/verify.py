@@ -2,7 +2,8 @@
 
 Without ``control_url`` it starts its own host (and, for ``http``, its own loopback
 listeners) and serves exactly the tasks being verified; with ``control_url`` it drives a
-running host, whose tasks are the ones in that host's package. Tasks run concurrently (a
+running host, whose tasks are the ones in that host's package; with ``ray`` the per-task gates run
+as Ray tasks (``on_ray``). Tasks run concurrently (a
 semaphore bounds the episodes in flight); the determinism gate replays the batch of tasks
 whose gold replay passed at once, on workers started under another PYTHONHASHSEED.
 """
@@ -21,9 +22,10 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.domain.task_file import load_tasks, rank_by_id_hash
-from scaleenv_mcp.errors import EnvironmentFaultError, HarnessError, UsageError
+from scaleenv_mcp.errors import EnvironmentFaultError, UsageError
 from scaleenv_mcp.verifier.determinism import verify_determinism
-from scaleenv_mcp.verifier.gates import TaskVerdict, verify_task
+from scaleenv_mcp.verifier.gates import TaskVerdict, verify_guarded
+from scaleenv_mcp.verifier.on_ray import verify_on_ray
 from scaleenv_mcp.verifier.replay import HttpTransport, MemoryTransport, Transport
 
 __all__ = ["VerifyReport", "sample_tasks", "served_transport", "verify_domain", "verify_tasks"]
@@ -57,10 +59,9 @@ def sample_tasks(tasks: list[Task], size: int | None) -> list[Task]:
 @contextlib.asynccontextmanager
 async def served_transport(package: DomainPackage, tasks: list[Task], transport: str, workers: int | None,
                            url: str | None = None, control_url: str | None = None,
-                           token_file: Path | None = None, validate: bool = True, ray: str | None = None,
-                           hosts: int | None = None) -> AsyncIterator[Transport]:
-    """A transport to episodes of ``tasks``: our own host (memory or loopback HTTP), host actors on the
-    Ray cluster at ``ray`` (``hosts`` of them, behind one control API: docs/cluster.md), or a remote host.
+                           token_file: Path | None = None, validate: bool = True) -> AsyncIterator[Transport]:
+    """A transport to episodes of ``tasks``: our own host (memory or loopback HTTP) or a remote host
+    (``verify --ray`` runs its replays as Ray tasks instead: ``scaleenv_mcp.verifier.on_ray``).
 
     ``validate=False`` serves the package without the host's procedural validation (for
     checks of tasks whose domain is validated elsewhere, like the CI sample replay).
@@ -70,13 +71,6 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
 
     if transport not in ("memory", "http"):
         raise UsageError(f"--transport must be memory or http, not {transport!r}")
-    if ray is not None:
-        if transport != "http" or control_url is not None or url is not None:
-            raise UsageError("--ray starts its own host actors, reached over HTTP: give --transport http and no "
-                             "--url or --control-url")
-        async with _ray_transport(package, tasks, workers, validate, ray, hosts) as served:
-            yield served
-        return
     if url is not None and control_url is None:
         raise UsageError("--url names a running host's agent listener: give its --control-url and --token-file too")
     if control_url is not None:
@@ -112,24 +106,6 @@ async def served_transport(package: DomainPackage, tasks: list[Task], transport:
                 await remote.aclose()
 
 
-@contextlib.asynccontextmanager
-async def _ray_transport(package: DomainPackage, tasks: list[Task], workers: int | None, validate: bool, address: str,
-                         hosts: int | None) -> AsyncIterator[Transport]:
-    """Episodes spread over host actors on Ray; the replays talk to each episode's owner (agent_url)."""
-    from scaleenv_mcp.cluster.hosts import cluster_control
-    from scaleenv_mcp.settings import HostSettings
-
-    settings = HostSettings.for_proving(workers=workers, max_harness_episodes=100000,
-                                        skip_validation=True if not validate else None)
-    async with cluster_control(settings, domains=[str(package.path)], address=address, hosts=hosts,
-                               staged={package.slug: tasks}) as served:
-        remote = HttpTransport(package.slug, served.url, token_file=served.token_file)
-        try:
-            yield remote
-        finally:
-            await remote.aclose()
-
-
 async def verify_tasks(package: DomainPackage, tasks: list[Task], transport: Transport, *, check_stamp: bool = True,
                        concurrency: int = 8, progress: Progress | None = None) -> list[TaskVerdict]:
     """Per-task gates for every task, ``concurrency`` at a time, in task order."""
@@ -139,15 +115,8 @@ async def verify_tasks(package: DomainPackage, tasks: list[Task], transport: Tra
     async def one(task: Task) -> TaskVerdict:
         nonlocal done
         async with gate:
-            try:
-                verdict = await verify_task(task, transport, package.manifest,
-                                            package.content_hash if check_stamp else None, package.seed)
-            except HarnessError as error:
-                verdict = TaskVerdict(task_id=task.id, passed=False)
-                verdict.add("environment", False, f"{error.code}: {error.message}")
-            except Exception as error:  # a transport failure (HTTP, MCP client): the harness, not the task
-                verdict = TaskVerdict(task_id=task.id, passed=False)
-                verdict.add("environment", False, f"{type(error).__name__}: {error}")
+            verdict = await verify_guarded(task, transport, package.manifest,
+                                           package.content_hash if check_stamp else None, package.seed)
         done += 1
         if progress:
             progress(done, len(tasks))
@@ -175,7 +144,8 @@ async def verify_domain(domain_path: Path, tasks_file: Path | None = None, trans
                         progress: Progress | None = None, validate: bool = True, ray: str | None = None,
                         hosts: int | None = None) -> VerifyReport:
     """Verify a domain's tasks (its tasks.jsonl, or ``tasks_file``) and report per task and gate; with ``ray``,
-    on ``hosts`` host actors of that Ray cluster (the same report as a local run over http but for the timings)."""
+    the per-task gates run as Ray tasks against episodes on ``hosts`` host actors of that Ray cluster
+    (``verifier.on_ray``: the same report as a local run over http but for the timings)."""
     started = time.perf_counter()
     package = load_domain(domain_path)
     tasks = load_tasks(tasks_file) if tasks_file else list(package.tasks.values())
@@ -183,9 +153,16 @@ async def verify_domain(domain_path: Path, tasks_file: Path | None = None, trans
         raise UsageError(f"no tasks to verify for {package.slug} (synthesise them with `scaleenv tasks synth`)")
     tasks = sample_tasks(tasks, sample)
     concurrency = max(2, 4 * (workers or 2) * (hosts or 1))
-    async with served_transport(package, tasks, transport, workers, url, control_url, token_file, validate, ray,
-                                hosts) as served:
-        verdicts = await verify_tasks(package, tasks, served, concurrency=concurrency, progress=progress)
+    if ray is not None:
+        if transport != "http" or control_url is not None or url is not None:
+            raise UsageError("--ray starts its own host actors, reached over HTTP: give --transport http and no "
+                             "--url or --control-url")
+        verdicts = await verify_on_ray(package, tasks, workers=workers, validate=validate, address=ray, hosts=hosts,
+                                       concurrency=concurrency, progress=progress)
+    else:
+        async with served_transport(package, tasks, transport, workers, url, control_url, token_file,
+                                    validate) as served:
+            verdicts = await verify_tasks(package, tasks, served, concurrency=concurrency, progress=progress)
     if determinism:
         await apply_determinism(package, tasks, verdicts)
     seconds = time.perf_counter() - started

@@ -27,9 +27,17 @@ from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
 
-__all__ = ["HostActor", "HostAddress"]
+__all__ = ["HostActor", "HostAddress", "node_bind_address"]
 
 _WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def node_bind_address(host: str) -> str:
+    """Where a listener on a Ray node binds for ``host``: the given address, or for a wildcard this node's
+    own address (other machines reach it, and the Host-header check accepts it). Ray must be there."""
+    if host not in _WILDCARDS:
+        return host
+    return str(importlib.import_module("ray.util").get_node_ip_address())
 
 
 class HostAddress(BaseModel):
@@ -61,20 +69,13 @@ class HostActor:
         self._address: HostAddress | None = None
         self._lock: asyncio.Lock | None = None
 
-    def _bind_host(self) -> str:
-        """Where the listeners bind: the given address, or for a wildcard this node's own address
-        (agents on other machines reach it, and the Host-header check accepts it)."""
-        if self._settings.host not in _WILDCARDS:
-            return self._settings.host
-        return str(importlib.import_module("ray.util").get_node_ip_address())  # in an actor: Ray is there
-
     async def start(self) -> HostAddress:
         """Start the host and its listeners (once per incarnation); where they serve."""
         self._lock = self._lock or asyncio.Lock()
         async with self._lock:
             if self._address is not None:
                 return self._address
-            bind = self._bind_host()
+            bind = node_bind_address(self._settings.host)
             private = Path(tempfile.mkdtemp(prefix="scaleenv-actor-"))  # the token file, 0700
             settings = self._settings.model_copy(update={"host": bind, "port": 0, "control_port": 0,
                                                          "token_file": private / "control-token"})

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from scaleenv_mcp.cluster.actor import HostActor, HostAddress
+from scaleenv_mcp.cluster.actor import HostActor, HostAddress, node_bind_address
 from scaleenv_mcp.cluster.requirement import import_ray
 from scaleenv_mcp.cluster.router import HostRouter, HostSlot
 from scaleenv_mcp.control_client import ControlClient
@@ -299,7 +299,7 @@ class ClusterControl:
     """Host actors on Ray and the one control API over their router (``cluster_control``)."""
 
     cluster: RayHosts
-    url: str  # the control API's base URL, on a free loopback port
+    url: str  # the control API's base URL, on a free port (loopback unless the settings bind a wildcard)
     token_file: Path  # its token, in a private temporary file
 
 
@@ -311,6 +311,8 @@ async def cluster_control(settings: HostSettings, domain_dirs: list[Path] | None
     (domain -> tasks) creatable on every one, and the control API over their router, for the block: what
     ``verify --ray``, ``eval --ray`` and ``tasks synth --ray`` run on. The token file is a private one,
     never ``settings.token_file`` (a run must not overwrite the token of a ``serve`` in the same state dir).
+    The control API binds ``settings.host`` (loopback by default: one machine), or for a wildcard
+    (``SCALEENV_HOST=0.0.0.0``) this node's own address, which Ray tasks on other nodes reach.
 
     Raises:
         UsageError: more hosts than the cluster has CPUs for.
@@ -320,7 +322,8 @@ async def cluster_control(settings: HostSettings, domain_dirs: list[Path] | None
     async with RayHosts.running(settings, domain_dirs, domains, hosts=hosts, address=address) as cluster:
         for domain, tasks in (staged or {}).items():
             await cluster.stage_tasks(domain, tasks)
-        async with cluster.control_api(settings.model_copy(update={"token_file": None})) as (url, token_file):
+        api = settings.model_copy(update={"token_file": None, "host": node_bind_address(settings.host)})
+        async with cluster.control_api(api) as (url, token_file):
             yield ClusterControl(cluster, url, token_file)
 
 

@@ -1,11 +1,15 @@
 """``verify --ray``: a shipped domain's tasks replayed on two host actors of a Ray cluster started here
-give the same report as a local run over HTTP, timings aside (issue #22 item 3).
+give the same report as a local run over HTTP, timings aside, and the replays ran in Ray tasks, not in
+the test's process (issue #22 item 3).
 
 Skipped where Ray is not installed (CI installs it through the ``test`` extra).
 """
 
 from __future__ import annotations
 
+import logging
+import os
+import re
 from typing import Any
 
 import pytest
@@ -28,10 +32,21 @@ def _without_timings(report: VerifyReport) -> dict[str, Any]:
     return data
 
 
-async def test_verify_on_ray_gives_the_local_report(ray_cluster: None):
+def ray_task_runs(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str, int]]:
+    """(items, Ray task id, pid) of every chunk the run logged as started in a Ray task."""
+    found = [re.fullmatch(r"(\d+) items run in Ray task (\w+) \(pid (\d+), node \w+\)", r.getMessage())
+             for r in caplog.records if r.name == "scaleenv.cluster"]
+    return [(int(m[1]), m[2], int(m[3])) for m in found if m]
+
+
+async def test_verify_on_ray_gives_the_local_report(ray_cluster: None, caplog: pytest.LogCaptureFixture):
     path = resolve_domain_path("smart_home")
     local = await verify_domain(path, sample=6, transport="http", workers=1)
-    on_ray = await verify_domain(path, sample=6, transport="http", workers=1, ray="auto", hosts=2)
+    with caplog.at_level(logging.INFO, logger="scaleenv.cluster"):
+        on_ray = await verify_domain(path, sample=6, transport="http", workers=1, ray="auto", hosts=2)
+    runs = ray_task_runs(caplog)  # one Ray task per host actor, in worker processes of Ray's, not this one
+    assert len(runs) == 2 and sum(items for items, _, _ in runs) == 6, runs
+    assert len({task for _, task, _ in runs}) == 2 and all(pid != os.getpid() for _, _, pid in runs), runs
     assert local.passed == 6 and local.environment_errors == 0  # a report worth comparing
     assert {g.gate for v in local.verdicts for g in v.gates} >= {"gold_replay", "determinism"}
     assert _without_timings(on_ray) == _without_timings(local)

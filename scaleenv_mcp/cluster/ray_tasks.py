@@ -1,0 +1,198 @@
+"""Per-item work of a bulk command as Ray tasks (``run_as_ray_tasks``): verify's gate replays, eval's
+episodes, each against episodes on the host actors.
+
+The items are cut into chunks (interleaved, so each chunk gets a like mix); each chunk is one Ray task, a
+streaming generator that opens the job once (its own control client, transport, LLM client), runs the
+chunk's items ``concurrency`` at a time on its own event loop and yields each result as it finishes. The
+driver hands each result to ``on_result`` as it arrives (progress, a run store appending it) and returns
+them all in input order, so what a caller writes does not depend on where or in what order items ran.
+
+What it guarantees, and why:
+- **No wait for resources that cannot come**: a Ray task asks for no CPU (``num_cpus=0``). Host actors
+  reserve a CPU each and a run starts as many as the cluster has CPUs free, so a task asking for any
+  would never be scheduled. The chunks are few (the caller gives one per host actor) and mostly wait on
+  HTTP, so leaving them out of Ray's CPU accounting oversubscribes nothing by much.
+- **Never a hang**: a chunk that Ray has not started within ``START_SECONDS`` is cancelled; a Ray
+  task that fails (its worker crashed, its node left, the job raised) fails only its items not yet
+  returned, each through ``failed`` (a clear per-item error the caller records as it records any
+  infrastructure failure); an item whose own work raised fails alone, the same way.
+- **No retries**: ``max_retries=0``. A retried chunk would run again items already returned (an eval
+  episode twice); the caller's resume runs failed items again instead.
+- **Reachable**: with a loopback control URL (one machine, the default) the chunks run on the driver's
+  node, where loopback reaches it; with a routable one Ray spreads them over the nodes.
+
+This module knows nothing of what the items are; it must not import the verifier or the clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import os
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit
+
+from scaleenv_mcp.cluster.requirement import import_ray
+from scaleenv_mcp.gathering import gather_all
+
+__all__ = ["START_SECONDS", "RayJob", "run_as_ray_tasks"]
+
+log = logging.getLogger("scaleenv.cluster")
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+Item_contra = TypeVar("Item_contra", contravariant=True)
+Result_co = TypeVar("Result_co", covariant=True)
+
+START_SECONDS = 120.0  # Ray must start a chunk within this (a worker process to start on a loaded node)
+
+
+class RayJob(Protocol[Item_contra, Result_co]):
+    """What every chunk runs. Pickled to the Ray worker, so it holds only data (URLs, a token, models);
+    ``open`` builds there what the items share (clients) and yields the function that runs one item."""
+
+    def open(self) -> contextlib.AbstractAsyncContextManager[Callable[[Item_contra], Awaitable[Result_co]]]: ...
+
+
+@dataclass(frozen=True)
+class _Started:
+    """The first thing a chunk yields: where it runs (the driver logs it; tests read it there)."""
+
+    pid: int
+    task_id: str
+    node_id: str
+
+
+async def _chunk_results(job: RayJob[Any, Any], items: list[Any], concurrency: int
+                         ) -> AsyncGenerator[tuple[int, Any, str | None], None]:
+    """(position, result, None) per item as it finishes, or (position, None, why) when its work raised."""
+    async with job.open() as run_one:
+        gate = asyncio.Semaphore(concurrency)
+
+        async def one(position: int, item: Any) -> tuple[int, Any, str | None]:
+            async with gate:
+                try:
+                    return position, await run_one(item), None
+                except Exception as error:  # noqa: BLE001 - one item's failure is that item's, not the chunk's
+                    return position, None, f"{type(error).__name__}: {error}"
+
+        pending = {asyncio.ensure_future(one(i, item)) for i, item in enumerate(items)}
+        try:
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for finished in done:
+                    yield finished.result()
+        finally:
+            for left in pending:
+                left.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+def _run_chunk(job: RayJob[Any, Any], items: list[Any], concurrency: int) -> Iterator[Any]:
+    """The Ray task: a generator (Ray streams what it yields), driving the async chunk on a loop of its own."""
+    context = import_ray().get_runtime_context()
+    yield _Started(os.getpid(), context.get_task_id() or "", context.get_node_id())
+    loop = asyncio.new_event_loop()
+    results = _chunk_results(job, items, concurrency)
+    try:
+        while True:
+            try:
+                yield loop.run_until_complete(anext(results))
+            except StopAsyncIteration:
+                return
+    finally:
+        loop.run_until_complete(results.aclose())
+        loop.close()
+
+
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _placement(reach: str) -> Any:
+    """Where chunks may run: the driver's node when ``reach`` (the control URL) is loopback, else anywhere."""
+    ray = import_ray()
+    if not _is_loopback(reach):
+        return "SPREAD"
+    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+    return NodeAffinitySchedulingStrategy(node_id=ray.get_runtime_context().get_node_id(), soft=False)
+
+
+async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, chunks: int, concurrency: int,
+                           reach: str, failed: Callable[[Item, str], Result],
+                           on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
+    """Run ``job`` on every item in ``chunks`` Ray tasks of ``concurrency`` items at a time each.
+
+    Why: the per-item work of ``verify --ray`` and ``eval --ray`` then runs on the cluster's cores, not
+    on the command's one process. Ray must already be initialised (``hosts.connect_ray``).
+
+    Args:
+        job: what each chunk opens and runs per item (picklable: it travels to the workers).
+        items: the work; each must pickle.
+        chunks: how many Ray tasks (at most one per item).
+        concurrency: items in flight inside one Ray task.
+        reach: the control URL the job talks to; loopback keeps the chunks on this node.
+        failed: the result standing for an item that could not run (the reason given).
+        on_result: called with (input index, result) as each arrives; if it raises, the chunks still
+            running are cancelled and the error raised here.
+
+    Returns:
+        One result per item, in input order.
+    """
+    ray = import_ray()
+    remote = ray.remote(_run_chunk).options(num_cpus=0, max_retries=0, scheduling_strategy=_placement(reach))
+    results: dict[int, Result] = {}
+
+    def deliver(index: int, result: Result) -> None:
+        results[index] = result
+        if on_result is not None:
+            on_result(index, result)
+
+    async def drive(indices: list[int]) -> None:
+        stream = remote.remote(job, [items[i] for i in indices], concurrency)
+        returned: set[int] = set()
+        finished = False
+        try:
+            started = await asyncio.wait_for(_next_value(stream), START_SECONDS)
+            log.info("%d items run in Ray task %s (pid %d, node %s)", len(indices), started.task_id, started.pid,
+                     started.node_id)
+            async for ref in stream:
+                position, value, problem = await ref
+                returned.add(position)
+                item = items[indices[position]]
+                deliver(indices[position], value if problem is None else failed(item, problem))
+            finished = True
+        except (ray.exceptions.RayError, asyncio.TimeoutError, StopAsyncIteration) as error:
+            reason = (f"Ray did not start the task running it within {START_SECONDS:g} s"
+                      if isinstance(error, asyncio.TimeoutError) else
+                      f"the Ray task running it failed: {type(error).__name__}: {_first_line(error)}")
+            finished = True
+            for position, index in enumerate(indices):
+                if position not in returned:
+                    deliver(index, failed(items[index], reason))
+        finally:
+            if not finished:
+                with contextlib.suppress(Exception):
+                    ray.cancel(stream, force=True)
+
+    count = max(1, min(chunks, len(items)))
+    await gather_all(drive(list(range(len(items)))[c::count]) for c in range(count))
+    return [results[i] for i in range(len(items))]
+
+
+async def _next_value(stream: Any) -> Any:
+    return await (await anext(stream))
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else ""

@@ -5,7 +5,8 @@ Without URLs, ``scaleenv eval`` (and the gym's ``local`` constructors) start an 
 host with real loopback listeners, exactly what ``scaleenv serve`` runs, so evaluation always
 goes through the control API and MCP over HTTP. With ``--ray`` the same control API fronts host
 actors (scaleenv_mcp/cluster): each episode's URL names its owner, so the agent's calls go straight
-to it. This module must not run episodes.
+to it, and the connection carries the cluster (the Ray tasks that play the episodes reach the control
+API with its URL and token: ``on_ray``). This module must not run episodes.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from scaleenv_mcp.cluster.options import require_ray_for_hosts
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import ControlAuthError, HarnessError, UsageError
+
+if TYPE_CHECKING:
+    from scaleenv_mcp.cluster.hosts import ClusterControl
 
 __all__ = ["HostConnection", "connect"]
 
@@ -29,6 +34,7 @@ class HostConnection:
     control: ControlClient
     host_version: str  # the package version of a host we started; "remote (control API vN)" otherwise
     agent_url: str | None  # the agent listener as this client must reach it (--url), if it differs
+    cluster: ClusterControl | None = None  # with --ray: the host actors and their control API (token, URL)
 
     def episode_url(self, served: str) -> str:
         """The MCP URL of an episode: the control API's, re-based on ``--url`` for a remote host
@@ -93,7 +99,7 @@ async def _ray_connection(domains: list[str], domain_dirs: list[Path] | None, wo
     settings = HostSettings.from_env(workers=workers)
     async with (cluster_control(settings, domain_dirs or None, domains, address=address, hosts=hosts) as served,
                 ControlClient(served.url, token_file=served.token_file) as control):
-        yield HostConnection(control, scaleenv_mcp.__version__, None)
+        yield HostConnection(control, scaleenv_mcp.__version__, None, served)
 
 
 async def _check_token(control: ControlClient, token_file: Path) -> None:

@@ -1,8 +1,8 @@
 """``scaleenv eval``: run an agent on tasks x trials with a simulated user, score, write the run folder.
 
 Per (task, trial) an episode is created through the control API and played out by
-``EvalEnv`` (MCP for tools, the simulated user for messages, budgets); its reward comes from
-the control API. Each finished episode is appended to the run folder at once, so a killed
+``EvalEnv`` (MCP for tools, the simulated user for messages, budgets; ``episode.EpisodePlayer``), in
+this process or, with ``--ray``, in Ray tasks (``on_ray``); its reward comes from the control API. Each finished episode is appended to the run folder at once, so a killed
 run resumed with ``resume=True`` skips what finished and reruns only the rest (episodes
 that failed for infrastructure reasons are retried). Seeds derive from (root seed, task,
 trial), so the same flags give the same work, seeds and, with the LLM cache, the same dialogues.
@@ -11,33 +11,18 @@ trial), so the same flags give the same work, seeds and, with the LLM cache, the
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
 import os
 import shutil
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 
-from scaleenv_mcp.clients.agents import AgentView, build_agent
-from scaleenv_mcp.clients.env import Budgets, EvalEnv
-from scaleenv_mcp.clients.hosting import HostConnection, connect
-from scaleenv_mcp.clients.llm import LLMClient, LLMSettings
-from scaleenv_mcp.clients.models import (
-    ContextFull,
-    EndReason,
-    EpisodeRecord,
-    EpisodeStatus,
-    EpisodeTrace,
-    InfraError,
-    InfraKind,
-    InfraRecord,
-)
+from scaleenv_mcp.clients.episode import EpisodePlayer, Played, episode_key, episode_seed, open_llm
+from scaleenv_mcp.clients.hosting import connect
+from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus
+from scaleenv_mcp.clients.on_ray import play_on_ray
 from scaleenv_mcp.clients.results import RESUME_KEYS, EvalConfig, EvalResults, RunRecord, RunStamp, build_results
 from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, RoleSpec, parse_role
 from scaleenv_mcp.clients.store import RunStore
 from scaleenv_mcp.clients.task_set import TaskSet, load_task_set
-from scaleenv_mcp.clients.user_sim import build_user
-from scaleenv_mcp.control_client import lost_with_host
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.errors import HarnessError, UsageError
 from scaleenv_mcp.gathering import gather_all
@@ -46,32 +31,6 @@ __all__ = ["episode_key", "episode_seed", "run_eval"]
 
 Progress = Callable[[EpisodeRecord, int, int], None]
 EARLY_STOP = 4  # episodes that all failed for infrastructure reasons before the run stops: the rest would too
-
-
-def episode_key(task: Task, trial: int) -> str:
-    return f"{task.domain}/{task.id}#{trial}"
-
-
-def episode_seed(root: int, task: Task, trial: int) -> int:
-    """A 31-bit seed per episode (the agent gets it, the user gets it + 1): stable across machines."""
-    digest = hashlib.sha256(f"{root}:{episode_key(task, trial)}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFE
-
-
-@contextlib.asynccontextmanager
-async def open_llm(config: EvalConfig, *roles: RoleSpec) -> AsyncIterator[LLMClient | None]:
-    """The one LLM client of a run, when some role needs it."""
-    if not any(r.kind == "openai" for r in roles):
-        yield None
-        return
-    cache = (config.cache_dir or config.out / "llm-cache") if config.llm_cache else None
-    llm = LLMClient(LLMSettings(base_url=config.base_url, temperature=config.temperature, retries=config.llm_retries,
-                                backoff=config.llm_backoff, cache_dir=cache,
-                                portable_schemas=config.portable_schemas))
-    try:
-        yield llm
-    finally:
-        await llm.aclose()
 
 
 def _check_resumable(saved: RunRecord | None, config: EvalConfig, task_set_hash: str) -> RunRecord:
@@ -85,61 +44,26 @@ def _check_resumable(saved: RunRecord | None, config: EvalConfig, task_set_hash:
     return saved
 
 
-class _Run:
-    def __init__(self, config: EvalConfig, conn: HostConnection, llm: LLMClient | None, agent: RoleSpec,
-                 user: RoleSpec, store: RunStore) -> None:
-        self.config, self.conn, self.agent, self.user, self.store = config, conn, agent, user, store
-        # One endpoint and cache, each role with its own limits.
-        self.agent_llm = llm.for_role(config.agent_max_tokens, config.agent_timeout) if llm else None
-        self.user_llm = llm.for_role(config.user_max_tokens, config.user_timeout) if llm else None
-        self.budgets = Budgets(max_turns=config.max_turns, max_calls=config.max_calls, call_timeout=config.call_timeout)
+class _Tally:
+    """What the runner does with each finished episode, wherever it was played: append it to the run
+    folder at once, report progress, and stop the run early when its first episodes all failed for
+    infrastructure reasons (the rest would too)."""
 
-    async def episode(self, task: Task, trial: int) -> EpisodeRecord:
-        seed = episode_seed(self.config.seed, task, trial)
-        key = episode_key(task, trial)
-        env = EvalEnv(self.conn.control, lambda t: build_user(self.user, t.user, seed + 1, self.user_llm,
-                                                              self.config.max_turns), self.budgets,
-                      self.conn.episode_url)
-        started = time.perf_counter()
-        agent = None
-        base = dict(key=key, domain=task.domain, task_id=task.id, trial=trial, seed=seed)
-        try:
-            reset = await env.reset(task)
-            agent = build_agent(self.agent, AgentView(tools=reset.tools, instructions=reset.instructions, seed=seed),
-                                task, self.agent_llm)
-            observation = reset.observation
-            while True:
-                try:
-                    action = await agent.act(observation)
-                except ContextFull:  # the agent's own conversation filled its context: scored, the model's end
-                    step = await env.end(EndReason.context_full)
-                    break
-                step = await env.step(action)
-                if step.done:
-                    break
-                assert step.observation is not None
-                observation = step.observation
-            record = EpisodeRecord(**base, status=EpisodeStatus.completed, reward=step.reward,
-                                   end_reason=step.info.end_reason, table_match=step.info.table_match,
-                                   mismatches=step.info.mismatches, turns=env.turns, calls=env.calls)
-        except InfraError as error:
-            lost = await lost_with_host(self.conn.control, env.episode_id) if env.episode_id else None
-            record = EpisodeRecord(**base, status=EpisodeStatus.infra_failure, turns=env.turns, calls=env.calls,
-                                   infra=InfraRecord(kind=InfraKind.host_lost if lost else error.kind,
-                                                     message=lost.message if lost else error.detail))
-        finally:
-            await env.close()
-        record.duration_ms = round((time.perf_counter() - started) * 1000, 3)
-        if agent is not None:
-            record.agent_tokens = agent.usage
-            if agent.usage.reduced_schemas and self.agent_llm is not None:
-                record.schema_fallback = self.agent_llm.schema_fallback
-        if env.user is not None:
-            record.user_tokens = env.user.usage
-        trace = env.trace or EpisodeTrace(key=key, domain=task.domain, task_id=task.id, trial=trial)
-        trace.key, trace.trial = key, trial
+    def __init__(self, store: RunStore, progress: Progress | None, total: int) -> None:
+        self.store, self.progress, self.total = store, progress, total
+        self.done = self.failed = 0
+
+    def add(self, played: Played) -> None:
+        record, trace = played
         self.store.append(record, trace)
-        return record
+        self.done += 1
+        self.failed += record.status is EpisodeStatus.infra_failure
+        if self.progress:
+            self.progress(record, self.done, self.total)
+        if (self.failed == self.done == min(EARLY_STOP, self.total) and self.done < self.total
+                and record.infra is not None):
+            raise HarnessError(f"the first {self.done} episodes all failed for infrastructure reasons, so the run "
+                               f"stopped; the last: {record.infra.kind.value}: {record.infra.message}")
 
 
 def _stamp(config: EvalConfig, tasks: TaskSet, agent: RoleSpec, user: RoleSpec, host_version: str) -> RunStamp:
@@ -199,24 +123,21 @@ async def _run_work(config: EvalConfig, tasks: TaskSet, agent: RoleSpec, user: R
     paths = [str(p) for p in tasks.domain_paths.values()]
     async with connect(paths, config.domain_dirs, url=config.url, control_url=config.control_url,
                        token_file=config.token_file, workers=config.workers, ray=config.ray,
-                       hosts=config.hosts) as conn, open_llm(config, agent, user) as llm:
+                       hosts=config.hosts) as conn:
         stamp = _stamp(config, tasks, agent, user, conn.host_version)
         store.write_json(store.run_path, RunRecord(config=config.model_copy(update={"resume": False}), stamp=stamp))
-        run = _Run(config, conn, llm, agent, user, store)
-        gate = asyncio.Semaphore(config.concurrency)
-        total, done, failed = len(work), 0, 0
+        tally = _Tally(store, progress, len(work))
+        if conn.cluster is not None:  # --ray: every episode is played in a Ray task (on_ray)
+            await play_on_ray(config, agent, user, conn, work, tally.add)
+            return stamp
+        async with open_llm(config, agent, user) as llm:
+            player = EpisodePlayer(config, conn, llm, agent, user)
+            gate = asyncio.Semaphore(config.concurrency)
 
-        async def one(task: Task, trial: int) -> None:
-            nonlocal done, failed
-            async with gate:
-                record = await run.episode(task, trial)
-            done += 1
-            failed += record.status is EpisodeStatus.infra_failure
-            if progress:
-                progress(record, done, total)
-            if failed == done == min(EARLY_STOP, total) and done < total and record.infra is not None:
-                raise HarnessError(f"the first {done} episodes all failed for infrastructure reasons, so the run "
-                                   f"stopped; the last: {record.infra.kind.value}: {record.infra.message}")
+            async def one(task: Task, trial: int) -> None:
+                async with gate:
+                    played = await player.play(task, trial)
+                tally.add(played)
 
-        await gather_all(one(task, trial) for task, trial in work)
+            await gather_all(one(task, trial) for task, trial in work)
     return stamp

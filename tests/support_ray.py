@@ -5,6 +5,8 @@ after the module."""
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 
 from tests.support_processes import parent_pid
 
-__all__ = ["host_actor_pids", "ray_cluster"]
+__all__ = ["host_actor_pids", "ray_cluster", "ray_task_runs", "wait_for_free_cpus"]
 
 
 @pytest.fixture(scope="module")
@@ -42,3 +44,20 @@ def host_actor_pids() -> list[int]:
         if ancestor == os.getpid():
             found.append(pid)
     return sorted(found)
+
+
+def ray_task_runs(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str, int]]:
+    """(items, Ray task id, pid) of every chunk a run logged as started in a Ray task
+    (``scaleenv_mcp.cluster.ray_tasks``, at INFO on ``scaleenv.cluster``): where the per-item work ran."""
+    found = [re.fullmatch(r"(\d+) items run in Ray task (\w+) \(pid (\d+), node \w+\)", r.getMessage())
+             for r in caplog.records if r.name == "scaleenv.cluster"]
+    return [(int(m[1]), m[2], int(m[3])) for m in found if m]
+
+
+def wait_for_free_cpus(cpus: float, seconds: float = 30.0) -> None:
+    """Until the cluster has ``cpus`` free again: a run's actors give theirs back a little after it ends."""
+    ray = pytest.importorskip("ray")
+    deadline = time.monotonic() + seconds
+    while ray.available_resources().get("CPU", 0.0) < cpus:
+        assert time.monotonic() < deadline, f"the cluster never had {cpus} CPUs free again"
+        time.sleep(0.2)

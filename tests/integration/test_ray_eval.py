@@ -1,7 +1,8 @@
 """``eval --ray``: the oracle agent and the scripted user on a shipped domain's tasks, run on two host
 actors of a Ray cluster started here, score and record what a run on one local host does, timings
-aside (issue #22 item 3); a host actor that dies mid-run loses only its episodes, recorded as lost with
-their host, and the run ends with exit 3 (issue #22, "a node that leaves mid-run").
+aside, with every episode played in a Ray task (issue #22 item 3); a host actor that dies mid-run loses
+only its episodes, recorded as lost with their host, the run ends with exit 3 (issue #22, "a node that
+leaves mid-run"), and ``--resume`` on Ray plays exactly those again.
 
 Skipped where Ray is not installed (CI installs it through the ``test`` extra).
 """
@@ -9,6 +10,7 @@ Skipped where Ray is not installed (CI installs it through the ``test`` extra).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 from pathlib import Path
@@ -21,7 +23,12 @@ from scaleenv_mcp.clients.models import EpisodeRecord, InfraKind
 from scaleenv_mcp.clients.results import EvalConfig
 from scaleenv_mcp.clients.runner import run_eval
 from scaleenv_mcp.errors import UsageError
-from tests.support_ray import host_actor_pids, ray_cluster  # noqa: F401 - the module's Ray cluster
+from tests.support_ray import (  # noqa: F401 - the module's Ray cluster
+    host_actor_pids,
+    ray_cluster,
+    ray_task_runs,
+    wait_for_free_cpus,
+)
 
 ray = pytest.importorskip("ray")
 
@@ -44,13 +51,18 @@ def _episodes(out: Path) -> list[Any]:
     return sorted((_without_timings(json.loads(line)) for line in lines), key=lambda r: r["key"])
 
 
-async def test_eval_on_ray_scores_what_a_local_run_scores(ray_cluster: None, tmp_path: Path):
+async def test_eval_on_ray_scores_what_a_local_run_scores(ray_cluster: None, tmp_path: Path,
+                                                          caplog: pytest.LogCaptureFixture):
     def config(out: str, **extra: Any) -> EvalConfig:
         return EvalConfig(domains=["smart_home"], num_tasks=6, agent="oracle", user="scripted", concurrency=3,
                           out=tmp_path / out, workers=1, **extra)
 
     local = await run_eval(config("local"))
-    on_ray = await run_eval(config("ray", ray="auto", hosts=2))
+    with caplog.at_level(logging.INFO, logger="scaleenv.cluster"):
+        on_ray = await run_eval(config("ray", ray="auto", hosts=2))
+    runs = ray_task_runs(caplog)  # one Ray task per host actor played the episodes, in processes of Ray's
+    assert len(runs) == 2 and sum(items for items, _, _ in runs) == 6, runs
+    assert len({task for _, task, _ in runs}) == 2 and all(pid != os.getpid() for _, _, pid in runs), runs
     assert local.overall.episodes == 6 and local.avg_at_k == 1.0  # a run worth comparing
     assert _without_timings(on_ray.model_dump(mode="json")) == _without_timings(local.model_dump(mode="json"))
     assert _episodes(tmp_path / "ray") == _episodes(tmp_path / "local")
@@ -94,3 +106,11 @@ async def test_an_actor_lost_mid_eval_loses_only_its_episodes_and_the_run_says_s
     assert all(r["duration_ms"] < 50_000 for r in records if r["key"] in lost_keys), records
     failure = results.harness_failure()  # what `scaleenv eval` prints before it exits 3
     assert failure is not None and failure.startswith(f"{len(lost)} episode(s) were lost with their host")
+    # resumable on Ray as without it: exactly the lost episodes are played again, and now score
+    wait_for_free_cpus(2)
+    played: list[str] = []
+    with anyio.fail_after(120):
+        resumed = await run_eval(config.model_copy(update={"resume": True}),
+                                 lambda record, done, total: played.append(record.key))
+    assert sorted(played) == sorted(lost_keys), (played, lost_keys)
+    assert resumed.overall.episodes == 16 and not resumed.infra_failures and resumed.harness_failure() is None

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from scaleenv_mcp.domain.catalog import resolve_domain_path
 from scaleenv_mcp.errors import UsageError
 from scaleenv_mcp.verifier.verify import VerifyReport, verify_domain
-from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
+from tests.support_ray import ray_cluster, ray_task_runs  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
 
@@ -30,13 +29,6 @@ def _without_timings(report: VerifyReport) -> dict[str, Any]:
     for verdict in data["verdicts"]:
         verdict.pop("seconds", None)
     return data
-
-
-def ray_task_runs(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str, int]]:
-    """(items, Ray task id, pid) of every chunk the run logged as started in a Ray task."""
-    found = [re.fullmatch(r"(\d+) items run in Ray task (\w+) \(pid (\d+), node \w+\)", r.getMessage())
-             for r in caplog.records if r.name == "scaleenv.cluster"]
-    return [(int(m[1]), m[2], int(m[3])) for m in found if m]
 
 
 async def test_verify_on_ray_gives_the_local_report(ray_cluster: None, caplog: pytest.LogCaptureFixture):

@@ -175,7 +175,9 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
             reason = (f"Ray did not start the task running it within {START_SECONDS:g} s"
                       if isinstance(error, asyncio.TimeoutError) else
                       f"the Ray task running it failed: {type(error).__name__}: {_first_line(error)}")
-            finished = True
+            # a chunk that did not start in time is cancelled (finally): started later, it would run its
+            # items again after they were reported failed (an eval episode played twice)
+            finished = not isinstance(error, asyncio.TimeoutError)
             for position, index in enumerate(indices):
                 if position not in returned:
                     deliver(index, failed(items[index], reason))

@@ -93,8 +93,9 @@ class ClusterBuilds:
                                    for slot, share in work)
         merged = RoundResult([])
         for (slot, share), result in zip(work, results):
-            log.info("%d candidates built in %s", len(share), slot.name.replace(f"pid {slot.address.pid}",
-                                                                               f"pid {result.pid}"))
+            # the pid the builder ran in, as it reported it (tests check it is a host actor's process)
+            log.info("%d candidates built in host actor %d (node %s, pid %d)", len(share), slot.index,
+                     slot.address.node, result.pid)
             merged.add(result)
         return merged
 

@@ -3,7 +3,7 @@
 The one place a candidate goes from its index to (task or rejection, verdict): the factory builds it
 on the host, its draft is staged on that host only, the verifier's gates replay it there in memory
 (``MemoryTransport``), and it is unstaged. A local ``tasks synth`` runs one builder in its own process;
-``tasks synth --ray`` runs one inside each host actor (``StartBuilder`` opens it there as a session of
+``tasks synth --ray`` runs one inside each host actor (``StartBuilder`` opens it there as a job of
 ``HostActor``, ``BuildRound`` runs a round's share of indices on it). Candidate ``i`` draws every
 choice from its index and acts only on episodes of its own, so which builder builds it never changes
 the outcome (tests/integration/test_ray_synth.py compares the files).
@@ -126,7 +126,7 @@ class CandidateBuilder:
 
 @dataclass(frozen=True)
 class StartBuilder:
-    """Opens a ``CandidateBuilder`` inside a host actor (``HostActor.open_session``): picklable, data only.
+    """Opens a ``CandidateBuilder`` inside a host actor (``HostActor.open_job``): picklable, data only.
     Only the offline mode travels: no chain writer, the default gate (``synthesis_hosting`` refuses others)."""
 
     slug: str
@@ -142,7 +142,7 @@ class StartBuilder:
 
 @dataclass(frozen=True)
 class BuildRound:
-    """A round's share of candidates for a builder in a host actor (``HostActor.in_session``): picklable."""
+    """A round's share of candidates for a builder in a host actor (``HostActor.in_job``): picklable."""
 
     indices: tuple[int, ...]
     full: frozenset[str]

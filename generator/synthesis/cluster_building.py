@@ -1,7 +1,7 @@
 """``tasks synth --ray``: each round's candidates built and verified inside the host actors (``ClusterBuilds``).
 
-Every host actor opens a ``building.CandidateBuilder`` once per run, as a session of its own in-process
-host (``HostActor.open_session``), and keeps it across rounds. Per round the driver deals the indices
+Every host actor opens a ``building.CandidateBuilder`` once per run, as a job of its own in-process
+host (``HostActor.open_job``), and keeps it across rounds. Per round the driver deals the indices
 out to the actors (interleaved, so each gets a like mix), awaits them together and merges the
 outcomes by index; the determinism gate and the quotas stay with the caller. A draft is staged only
 on the actor that builds it, and no episode operation crosses the network: one Ray call per actor
@@ -69,7 +69,7 @@ class ClusterBuilds:
         async with RayHosts.running(settings, domains=[str(package.path)], hosts=hosts, address=address,
                                     max_restarts=0) as cluster:
             opener = StartBuilder(package.slug, seed, in_flight)
-            summaries = await gather_all(_on(slot, "open_session", key, opener) for slot in cluster.slots)
+            summaries = await gather_all(_on(slot, "open_job", key, opener) for slot in cluster.slots)
             for slot, summary in zip(cluster.slots, summaries):
                 if summary.package_hash != package.content_hash:
                     raise EnvironmentFaultError(f"{slot.name} serves another version of {package.slug} "
@@ -78,7 +78,7 @@ class ClusterBuilds:
                 yield cls(cluster, key, summaries[0])
             finally:
                 with contextlib.suppress(Exception):  # the actors stop next anyway; a dead one has nothing to close
-                    await gather_all(slot.actor.close_session.remote(key) for slot in cluster.slots)
+                    await gather_all(slot.actor.close_job.remote(key) for slot in cluster.slots)
 
     async def build(self, indices: Sequence[int], full: set[str]) -> RoundResult:
         """Candidates ``indices`` built and verified inside the actors, ``indices[a::actors]`` on actor a.
@@ -89,7 +89,7 @@ class ClusterBuilds:
         slots = self.cluster.slots
         work = [(slot, tuple(indices[a::len(slots)])) for a, slot in enumerate(slots) if indices[a::len(slots)]]
         log.info("%d candidates sent to %d host actors", len(indices), len(work))
-        results = await gather_all(_on(slot, "in_session", self.key, BuildRound(share, frozenset(full)))
+        results = await gather_all(_on(slot, "in_job", self.key, BuildRound(share, frozenset(full)))
                                    for slot, share in work)
         merged = RoundResult([])
         for (slot, share), result in zip(work, results):

@@ -10,7 +10,6 @@ domain and seed give a byte-identical file, whatever PYTHONHASHSEED or the worke
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from collections import Counter
@@ -22,16 +21,13 @@ from pydantic import BaseModel, Field
 
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task, VerifiedRecord
-from scaleenv_mcp.errors import EnvironmentFaultError
-from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.generator.diversity import diversity_report
-from scaleenv_mcp.generator.graph import build_graph
-from scaleenv_mcp.generator.synthesis.candidate import CandidateFactory, Rejection, assign_splits
+from scaleenv_mcp.generator.synthesis.candidate import Rejection, assign_splits
 from scaleenv_mcp.generator.synthesis.chain_code import ChainWriter
 from scaleenv_mcp.generator.synthesis.gate import ChainGate
 from scaleenv_mcp.generator.synthesis.hosting import synthesis_hosting
 from scaleenv_mcp.generator.synthesis.quotas import kind_targets, select_by_kind, shortfall
-from scaleenv_mcp.verifier.gates import GATES, TaskVerdict, verify_task
+from scaleenv_mcp.verifier.gates import GATES, TaskVerdict
 from scaleenv_mcp.verifier.verify import apply_determinism
 
 if TYPE_CHECKING:  # the LLM client is imported only when a run rewords
@@ -95,17 +91,17 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             one, seed chains are sampled from the graph.
         wording: asks an LLM to reword each kept task's user side (``scaleenv_mcp.generator.synthesis.rewording``
             checks it); without one, the template wording is written.
-        ray, hosts: run the candidates' episodes on ``hosts`` host actors of the Ray cluster at ``ray``
-            (local, auto or host:port; docs/cluster.md): the same file and report but for the timings.
+        ray, hosts: build and verify each round's candidates inside ``hosts`` host actors of the Ray cluster
+            at ``ray`` (local, auto or host:port; docs/cluster.md): the same file and report but for the
+            timings. Offline mode only (no ``writer``, no ``gate`` of one's own).
 
     Raises:
         EnvironmentFaultError: the domain is not served; Ray missing or unreachable; a host actor lost
             mid-run (nothing is written then).
-        UsageError: ``hosts`` without ``ray``.
+        UsageError: ``hosts`` without ``ray``; ``ray`` with a ``writer`` or a ``gate``.
     """
     started = time.perf_counter()
     package = load_domain(domain_path)
-    document = build_graph(package.manifest)
     budget = max_candidates or max(4 * n, n + 40)
     accepted: dict[int, Task] = {}
     rejected: Counter[str] = Counter()
@@ -117,33 +113,11 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             examples[reason].append(f"candidate {index}: {detail}"[:300])
 
     tried = skipped = 0
-    async with synthesis_hosting(package, workers, ray, hosts) as hosting:
-        host, transport = hosting.host, hosting.transport
-        factory = CandidateFactory(host, package, document, seed, gate, writer)
-        await factory.start(host.worker_count)
-        targets = kind_targets(n, factory.kinds())
-        in_flight = asyncio.Semaphore(hosting.in_flight)
-
-        async def one(index: int, full: set[str]) -> tuple[int, Task | Rejection, TaskVerdict | None]:
-            if factory.kind_of(index) in full:
-                return index, Rejection("kind_full", factory.kind_of(index)), None
-            async with in_flight:
-                built = await factory.build(index)
-                if isinstance(built, Rejection):
-                    return index, built, None
-                await host.stage_tasks(package.slug, [built])
-                try:
-                    verdict = await verify_task(built, transport, package.manifest, None, package.seed)
-                except (EnvironmentFaultError, BaseExceptionGroup) as error:
-                    # A tool that crashes on a perturbed replay is a domain bug to report, not a
-                    # reason to stop: the candidate is rejected (deterministically) and named.
-                    fault = _environment_fault(error)
-                    if fault is None:
-                        raise
-                    return index, Rejection("environment", f"{fault.message} [{built.id}]"), None
-                finally:
-                    await host.unstage_tasks(package.slug, [built.id])
-                return index, built, verdict
+    chain_code: dict[str, int] = {}
+    chain_code_examples: dict[str, str] = {}
+    further: dict[str, int] = {}
+    async with synthesis_hosting(package, seed, workers, ray, hosts, gate, writer) as builds:
+        targets = kind_targets(n, builds.kinds)
 
         def missing() -> int:
             return sum(shortfall(accepted, targets).values())
@@ -153,14 +127,14 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             size = min(budget - (tried - skipped), max(8, math.ceil(missing() * 1.3)))
             batch = range(tried, tried + size)
             tried += size
-            try:
-                outcomes = await gather_all(one(i, full) for i in batch)
-            except Exception:
-                await hosting.check()  # a host actor lost under the round is why: say that instead
-                raise
-            await hosting.check()  # a lost actor took candidates with it: they would be rejected wrongly
+            result = await builds.build(batch, full)
+            for counts, grown in ((chain_code, result.chain_code), (further, result.further)):
+                for key, count in grown.items():
+                    counts[key] = counts.get(key, 0) + count
+            for key, text in result.chain_code_examples.items():
+                chain_code_examples.setdefault(key, text)
             passing: list[tuple[int, Task, TaskVerdict]] = []
-            for index, built, verdict in sorted(outcomes, key=lambda o: o[0]):
+            for index, built, verdict in result.outcomes:
                 if isinstance(built, Rejection) and built.reason == "kind_full":
                     skipped += 1  # not built: its kind had all it needs
                     continue
@@ -199,18 +173,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         expansion_target_reached=round(sum(1 for t in tasks if t.meta.expanded_size >= min(
             20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
         seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
-        chain_code=dict(sorted(factory.chain_code.items())), chain_code_examples=factory.chain_code_examples,
-        further_chains=dict(sorted(factory.further.items())), wording=worded,
+        chain_code=dict(sorted(chain_code.items())), chain_code_examples=chain_code_examples,
+        further_chains=dict(sorted(further.items())), wording=worded,
         package_hash=package.content_hash, out=str(target))
 
-
-def _environment_fault(error: BaseException) -> EnvironmentFaultError | None:
-    """The environment fault inside ``error`` (task groups wrap it in exception groups), if any."""
-    if isinstance(error, EnvironmentFaultError):
-        return error
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            found = _environment_fault(inner)
-            if found is not None:
-                return found
-    return None

@@ -1,40 +1,40 @@
-"""Where task synthesis runs its episodes: an in-process ``Host``, or host actors on a Ray cluster (``--ray``).
+"""Where task synthesis builds its candidates: in this process, or inside host actors on a Ray cluster (``--ray``).
 
 ``SynthesisHost`` is every operation synthesis performs on episodes (candidate.py, task_state.py,
-refusals.py, questions.py...): the in-process ``Host`` offers them as they are, and so does
-``scaleenv_mcp.cluster.episodes.ClusterEpisodes`` over host actors (control through the router,
-tool calls over MCP to each episode's actor). One code path drives both; a candidate acts only on
-episodes of its own, so which host holds them never changes what it builds, and the same seed writes
-the same file either way (tests/integration/test_ray_synth.py).
+refusals.py, questions.py...); the in-process ``Host`` offers them. Candidates are always built and
+verified by a ``building.CandidateBuilder`` against an in-process host: here, the command's own;
+with ``--ray``, each host actor's (``cluster_building``), so a round's indices are split over the
+actors and every episode operation stays inside the actor that holds it. A candidate acts only on
+episodes of its own, so where it is built never changes it, and the same seed writes the same file
+either way (tests/integration/test_ray_synth.py).
 
-``synthesis_hosting`` starts one or the other with what else a run needs: the transport the
-verifier's gates replay each candidate on, and ``check``, which a run calls after every round and
-before it writes: on the cluster it fails the run when an actor was lost (docs/cluster.md).
+``synthesis_hosting`` starts one or the other as a ``CandidateBuilds``: the kinds the run can build,
+and ``build``, one round's outcomes in index order.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.episodes.trace import CallOutcome
-from scaleenv_mcp.errors import EnvironmentFaultError
+from scaleenv_mcp.errors import EnvironmentFaultError, UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.state.diff import StateDiff
-from scaleenv_mcp.verifier.replay import Transport
 
-if TYPE_CHECKING:  # imported only when a run uses Ray
-    from scaleenv_mcp.cluster.episodes import ClusterEpisodes
+if TYPE_CHECKING:
+    from scaleenv_mcp.generator.synthesis.building import RoundResult
+    from scaleenv_mcp.generator.synthesis.chain_code import ChainWriter
+    from scaleenv_mcp.generator.synthesis.gate import ChainGate
 
-__all__ = ["SynthesisHost", "SynthesisHosting", "synthesis_hosting"]
+__all__ = ["CandidateBuilds", "SynthesisHost", "synthesis_hosting"]
 
 
 class SynthesisHost(Protocol):
-    """The episode operations of task synthesis (``Host`` and ``ClusterEpisodes`` offer them)."""
+    """The episode operations of task synthesis (the in-process ``Host`` offers them)."""
 
     @property
     def worker_count(self) -> int:
@@ -66,45 +66,60 @@ class SynthesisHost(Protocol):
     async def unstage_tasks(self, domain: str, task_ids: Iterable[str]) -> None: ...
 
 
-async def _always_whole() -> None:
-    """An in-process host cannot lose part of itself: a fault there ends the run by itself."""
+class CandidateBuilds(Protocol):
+    """Where one synthesis run builds and verifies its candidates."""
+
+    @property
+    def kinds(self) -> set[str]:
+        """The kinds of task the run can build (its quotas are set from them)."""
+        ...
+
+    async def build(self, indices: Sequence[int], full: set[str]) -> RoundResult:
+        """Outcomes of candidates ``indices`` in index order (a kind in ``full`` is not built).
+
+        Raises:
+            EnvironmentFaultError: the harness failed (with ``--ray``: a host actor lost, named).
+        """
+        ...
 
 
-async def _require_hosts(episodes: ClusterEpisodes) -> None:
-    """Every host actor still the one the run began on; else the run ends here, saying what to do."""
-    try:
-        await episodes.require_hosts()
-    except EnvironmentFaultError as error:
-        raise EnvironmentFaultError(f"{error.message}; the synthesis stops and writes nothing: run it again (the "
-                                    "same seed gives the same tasks)") from None
+class _LocalBuilds:
+    """Every candidate built in this process, by one builder on the command's own host."""
 
+    def __init__(self, builder: Any) -> None:
+        self._builder = builder
 
-@dataclass(frozen=True)
-class SynthesisHosting:
-    """The host of one synthesis run, and what goes with it."""
+    @property
+    def kinds(self) -> set[str]:
+        return set(self._builder.factory.kinds())
 
-    host: SynthesisHost
-    transport: Transport  # where the verifier's gates replay each candidate
-    in_flight: int  # candidates built at once (how many never changes what is built)
-    check: Callable[[], Awaitable[None]] = _always_whole  # raises EnvironmentFaultError when a host was lost
+    async def build(self, indices: Sequence[int], full: set[str]) -> RoundResult:
+        return await self._builder.build(indices, full)  # type: ignore[no-any-return]
 
 
 @contextlib.asynccontextmanager
-async def synthesis_hosting(package: DomainPackage, workers: int | None, ray: str | None = None,
-                            hosts: int | None = None) -> AsyncIterator[SynthesisHosting]:
-    """An in-process host serving ``package`` with ``workers`` workers, or with ``ray`` (an address:
-    local, auto or host:port) ``hosts`` host actors of that cluster with ``workers`` workers each.
+async def synthesis_hosting(package: DomainPackage, seed: int, workers: int | None, ray: str | None = None,
+                            hosts: int | None = None, gate: ChainGate | None = None,
+                            writer: ChainWriter | None = None) -> AsyncIterator[CandidateBuilds]:
+    """Candidates of ``package`` and ``seed`` built on an in-process host with ``workers`` workers, or with
+    ``ray`` (an address: local, auto or host:port) inside ``hosts`` host actors of that cluster with
+    ``workers`` workers each.
 
     Raises:
-        UsageError: ``hosts`` without ``ray``; more hosts than the cluster has CPUs for.
+        UsageError: ``hosts`` without ``ray``; more hosts than the cluster has CPUs for; ``ray`` with a
+            chain ``writer`` or a ``gate`` of one's own (they stay in this process: only the offline mode
+            runs on Ray).
         EnvironmentFaultError: the package is not served (broken, failed validation); Ray missing or
             unreachable.
     """
     from scaleenv_mcp.cluster.options import require_ray_for_hosts
+    from scaleenv_mcp.generator.synthesis.building import CandidateBuilder
     from scaleenv_mcp.settings import HostSettings
-    from scaleenv_mcp.verifier.replay import HttpTransport, MemoryTransport
 
     require_ray_for_hosts(ray, hosts)
+    if ray is not None and (writer is not None or gate is not None):
+        raise UsageError("tasks synth --ray runs the offline synthesis only (sampled seed chains, the rule "
+                         "gate): run a chain writer or a gate of your own without --ray")
     settings = HostSettings.for_proving(workers=workers, port=0, control_port=None, max_harness_episodes=100000)
     in_flight = max(2, 3 * (workers or 2))  # per host
     if ray is None:
@@ -114,19 +129,10 @@ async def synthesis_hosting(package: DomainPackage, workers: int | None, ray: st
             status = host.status.get(package.slug, "not found")
             if not status.startswith("online"):
                 raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
-            yield SynthesisHosting(host, MemoryTransport(host, package.slug), in_flight)
+            builder = await CandidateBuilder.started(host, package, seed, in_flight, gate, writer)
+            yield _LocalBuilds(builder)
         return
-    from scaleenv_mcp.cluster.episodes import ClusterEpisodes
-    from scaleenv_mcp.cluster.hosts import cluster_control
+    from scaleenv_mcp.generator.synthesis.cluster_building import ClusterBuilds
 
-    async with (cluster_control(settings, domains=[str(package.path)], address=ray, hosts=hosts,
-                                staged={package.slug: []}) as served,  # staging nothing: checks every actor serves it
-                ClusterEpisodes.opened(served.cluster, package.slug) as episodes):
-        transport = HttpTransport(package.slug, served.url, token_file=served.token_file)
-        try:
-            # Every operation is a network round trip here: four times the candidates in flight keep the actors
-            # busy while each waits (20 smart_home tasks on two actors of a 2-core machine: 120 s -> 73 s).
-            yield SynthesisHosting(episodes, transport, 4 * in_flight * len(served.cluster.slots),
-                                   lambda: _require_hosts(episodes))
-        finally:
-            await transport.aclose()
+    async with ClusterBuilds.running(settings, package, seed, in_flight, address=ray, hosts=hosts) as builds:
+        yield builds

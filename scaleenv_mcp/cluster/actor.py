@@ -5,7 +5,11 @@ its methods and the host's listeners share the actor's event loop). The router r
 through its control listener with a ``ControlClient``, as it would any host; the actor's own methods
 are what HTTP cannot do well: say which incarnation is running (a restarted actor is a new host whose
 episodes start from nothing), and hand an episode file to another actor through the Ray object
-store, so a fork across actors never passes through the router.
+store, so a fork across actors never passes through the router; and keep per-run state next to the host
+(``open_job`` / ``in_job`` / ``close_job``), so a bulk command's work (``tasks synth --ray``
+building candidates) runs in-process against this host instead of a round trip per operation. What a
+job does is given by the caller as picklable callables: this module never imports the layers above
+(the generator), which the import-layer contract test holds it to.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import importlib
 import os
 import secrets
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +32,10 @@ from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
 
-__all__ = ["HostActor", "HostAddress", "node_bind_address"]
+__all__ = ["HostActor", "HostAddress", "JobOpener", "JobWork", "node_bind_address"]
+
+JobOpener = Callable[[Host], Awaitable[Any]]  # builds a job's state against the actor's host
+JobWork = Callable[[Any], Awaitable[Any]]  # one piece of work on that state; its result goes back to the caller
 
 _WILDCARDS = ("0.0.0.0", "::", "")
 
@@ -68,6 +76,7 @@ class HostActor:
         self._host: Host | None = None
         self._address: HostAddress | None = None
         self._lock: asyncio.Lock | None = None
+        self._jobs: dict[str, Any] = {}  # key -> state a caller opened here (one synthesis run's factory)
 
     async def start(self) -> HostAddress:
         """Start the host and its listeners (once per incarnation); where they serve."""
@@ -124,6 +133,38 @@ class HostActor:
         host = self._running()
         if host.status.get(domain, "").startswith("online"):
             await host.unstage_tasks(domain, task_ids)
+
+    async def open_job(self, key: str, opener: JobOpener) -> Any:
+        """Run ``opener`` on this host once and keep what it returns as job ``key``: state a run reuses
+        across calls (a synthesis run's candidate factory). Returns the state's ``summary()`` when it has one
+        (what the caller checks: the same package here as there), else None.
+
+        Raises:
+            RuntimeError: ``key`` is open already (two runs must not share a key).
+        """
+        if key in self._jobs:
+            raise RuntimeError(f"job {key!r} is open already")
+        state = await opener(self._running())
+        self._jobs[key] = state
+        summary = getattr(state, "summary", None)
+        return summary() if callable(summary) else None
+
+    async def in_job(self, key: str, work: JobWork) -> Any:
+        """``work`` on job ``key``'s state, here; what it returns.
+
+        Raises:
+            KeyError: no such job (never opened, closed, or this is a new incarnation of the actor).
+        """
+        if key not in self._jobs:
+            raise KeyError(f"no job {key!r} on this host actor (incarnation {self.incarnation})")
+        return await work(self._jobs[key])
+
+    async def close_job(self, key: str) -> None:
+        """Forget job ``key`` (awaiting its ``aclose()`` when it has one); an unknown key is no error."""
+        state = self._jobs.pop(key, None)
+        closing = getattr(state, "aclose", None)
+        if callable(closing):
+            await closing()
 
     async def live_episodes(self) -> int:
         """How many episodes this host holds (placement is the router's count; this is for checks)."""

@@ -309,7 +309,7 @@ async def cluster_control(settings: HostSettings, domain_dirs: list[Path] | None
                           staged: dict[str, list[Task]] | None = None) -> AsyncIterator[ClusterControl]:
     """``hosts`` host actors on the Ray cluster at ``address`` (``RayHosts.running``), the ``staged`` tasks
     (domain -> tasks) creatable on every one, and the control API over their router, for the block: what
-    ``verify --ray``, ``eval --ray`` and ``tasks synth --ray`` run on. The token file is a private one,
+    ``verify --ray`` and ``eval --ray`` run on. The token file is a private one,
     never ``settings.token_file`` (a run must not overwrite the token of a ``serve`` in the same state dir).
     The control API binds ``settings.host`` (loopback by default: one machine), or for a wildcard
     (``SCALEENV_HOST=0.0.0.0``) this node's own address, which Ray tasks on other nodes reach.

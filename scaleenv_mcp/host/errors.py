@@ -10,8 +10,6 @@ tests/contract/test_error_shape.py.
 
 from __future__ import annotations
 
-import functools
-
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 from pydantic import ValidationError
@@ -30,7 +28,7 @@ from scaleenv_mcp.errors import (
     WorkerLostFaultError,
 )
 
-__all__ = ["HTTP_STATUS", "JSONRPC_CODES", "error_status", "from_mcp_error", "to_mcp_error"]
+__all__ = ["HTTP_STATUS", "JSONRPC_CODES", "error_status", "to_mcp_error"]
 
 # Looked up along the error's class hierarchy, most specific first.
 HTTP_STATUS: dict[type[ScaleEnvError], int] = {
@@ -70,26 +68,3 @@ def to_mcp_error(error: ScaleEnvError) -> MCPError:
             return MCPError(JSONRPC_CODES[cls], error.message, {"code": error.code})
     code = INTERNAL_ERROR if isinstance(error, HarnessError) else INVALID_REQUEST
     return MCPError(code, error.message, {"code": error.code})
-
-
-def _classes_by_code(root: type[ScaleEnvError]) -> dict[str, type[ScaleEnvError]]:
-    """Error code -> class, for ``root`` and every subclass (the first class of a code wins)."""
-    found: dict[str, type[ScaleEnvError]] = {root.code: root}
-    for sub in root.__subclasses__():
-        for code, cls in _classes_by_code(sub).items():
-            found.setdefault(code, cls)
-    return found
-
-
-@functools.cache
-def _raised_by_code() -> dict[str, type[ScaleEnvError]]:
-    """What a tools/call can answer as a JSON-RPC error, by code (built once: the error tree is fixed)."""
-    return {**_classes_by_code(UsageError), **_classes_by_code(HarnessError)}
-
-
-def from_mcp_error(error: MCPError) -> ScaleEnvError:
-    """The project error behind a JSON-RPC error that ``to_mcp_error`` wrote (told by ``data.code``; an
-    unknown or missing code is an ``EnvironmentFaultError``): what a client of an agent listener raises
-    to look like an in-process ``Host.call`` (scaleenv_mcp/cluster/episodes.py)."""
-    code = error.data.get("code") if isinstance(error.data, dict) else None
-    return _raised_by_code().get(str(code), EnvironmentFaultError)(error.message)

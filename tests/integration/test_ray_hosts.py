@@ -12,18 +12,21 @@ import contextlib
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlsplit
 
 import anyio
 import httpx
 import mcp
+import mcp_types as types
 import pytest
+from mcp.shared.exceptions import MCPError
 
-from scaleenv_mcp.cluster.episodes import STATELESS, call_over_mcp
 from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
+from scaleenv_mcp.host.server import EPISODE_META_KEY
 from scaleenv_mcp.settings import HostSettings
 from tests.integration.test_node_clients import _assert_one_episode_run, _missing_node_tooling, _ts_client, node_env  # noqa: F401
 from tests.support_mcp import call_tool as _call  # the Python SDK, straight to the owning actor
@@ -31,6 +34,8 @@ from tests.support_mcp import refusal
 from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
+
+STATELESS = "2026-07-28"  # the MCP protocol era without sessions: every request stands alone
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("ray")]  # one Ray cluster at a time
 
@@ -187,14 +192,21 @@ async def test_a_stateless_call_naming_its_episode_in_meta_reaches_the_owner_fro
     while len(on) < 2:
         [episode] = await control.create_episodes("tiny_library")
         on.setdefault(_slot_of(hosts, episode), episode)
+    def naming(episode_id: str) -> types.RequestParamsMeta:
+        return cast(types.RequestParamsMeta, {EPISODE_META_KEY: episode_id})  # an open map (extra_items)
+
     async with mcp.Client(f"{public}/mcp/tiny_library", mode=STATELESS) as client:  # no session, no header
         for episode in on.values():
-            outcome = await call_over_mcp(client, episode.id, "borrow_book", {"member_id": "MEM-00002",
-                                                                               "book_id": "BK-00001"})
-            assert outcome.result == {**outcome.result, "loan_id": "LN-00008"}  # the episode's own first loan
+            result = await client.call_tool("borrow_book", {"member_id": "MEM-00002", "book_id": "BK-00001"},
+                                            meta=naming(episode.id))
+            assert not result.is_error
+            assert result.structured_content is not None
+            assert result.structured_content["loan_id"] == "LN-00008"  # the episode's own first loan
             assert (await control.get_episode(episode.id)).calls == 1  # counted on its owner, each actor once
-        with pytest.raises(EpisodeNotFoundError, match="unknown"):
-            await call_over_mcp(client, "no-such-episode", "get_member", {"member_id": "MEM-00001"})
+        with pytest.raises(MCPError, match="unknown") as refused:
+            await client.call_tool("get_member", {"member_id": "MEM-00001"}, meta=naming("no-such-episode"))
+        assert isinstance(refused.value.error.data, dict)
+        assert refused.value.error.data["code"] == EpisodeNotFoundError.code
 
 
 async def _key_slot(hosts: RayHosts, key: str) -> int:

@@ -2,19 +2,26 @@
 whose episodes lived on it fail as environment errors that say the episode was lost with its host,
 the other node's actor finishes the rest, and the run ends (no hang) with a report the CLI turns into
 exit code 3 (``scaleenv verify`` writes nothing but that report, so nothing is half-written).
+In the middle of ``tasks synth --ray``: the run fails with an ``EnvironmentFaultError`` (exit 3) naming
+the lost actor, soon, and writes no file.
 
 Two nodes of one CPU each on this machine (``ray.cluster_utils.Cluster``), one host actor on each.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 
 from scaleenv_mcp.domain.catalog import resolve_domain_path
+from scaleenv_mcp.errors import EnvironmentFaultError
+from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.verifier.verify import verify_domain
 
 ray = pytest.importorskip("ray")
@@ -55,3 +62,39 @@ async def test_a_node_leaving_mid_verify_fails_only_its_tasks_saying_why(two_nod
     assert lost and report.environment_errors == len(lost)  # the CLI's exit code 3
     assert all("episode lost with its host" in detail for detail in lost.values()), lost
     assert report.passed == report.tasks - len(lost)  # the other node's actor verified every other task
+
+
+class _AfterFirstRound(logging.Handler):
+    """Removes ``node`` from ``cluster`` a second after the run sends its first round to the actors (a thread
+    of its own: the actors are then building, mid-round)."""
+
+    def __init__(self, cluster: Any, node: Any) -> None:
+        super().__init__(logging.INFO)
+        self.timer = threading.Timer(1.0, cluster.remove_node, [node])
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.getMessage().endswith("sent to 2 host actors") and not self.timer.is_alive() \
+                and not self.timer.finished.is_set():
+            self.timer.start()
+
+
+async def test_a_node_leaving_mid_synth_fails_the_run_naming_the_actor_and_writes_nothing(
+        two_nodes: tuple[Any, Any], tmp_path: Path):
+    cluster, node = two_nodes
+    out = tmp_path / "tasks.jsonl"
+    leaving = _AfterFirstRound(cluster, node)
+    logger = logging.getLogger("scaleenv.synthesis")
+    logger.addHandler(leaving)
+    level, logger.level = logger.level, logging.INFO
+    try:
+        with anyio.fail_after(180), pytest.raises(EnvironmentFaultError) as caught:  # never a hang
+            await synthesize_tasks(resolve_domain_path("smart_home"), 6, 0, out=out, workers=1, ray="auto", hosts=2)
+    finally:
+        logger.removeHandler(leaving)
+        logger.setLevel(level)
+        leaving.timer.join()
+    assert leaving.timer.finished.is_set(), "the node never left"
+    message = caught.value.message
+    assert message.startswith("host actor ") and "was lost" in message, message
+    assert "writes nothing: run it again" in message
+    assert not out.exists()

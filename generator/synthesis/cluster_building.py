@@ -20,7 +20,7 @@ import secrets
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from scaleenv_mcp.cluster.hosts import RayHosts, RaySlot
+from scaleenv_mcp.cluster.hosts import RayHosts, RaySlot, ray_cause
 from scaleenv_mcp.cluster.requirement import import_ray
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError
@@ -31,14 +31,6 @@ from scaleenv_mcp.settings import HostSettings
 __all__ = ["ClusterBuilds"]
 
 log = logging.getLogger("scaleenv.synthesis")
-
-
-def _cause(error: BaseException) -> BaseException:
-    """The error a Ray task error carries (through any number of RayTaskError wrappings)."""
-    seen = error
-    while (cause := getattr(seen, "cause", None)) is not None and cause is not seen:
-        seen = cause
-    return seen
 
 
 class ClusterBuilds:
@@ -106,7 +98,7 @@ async def _on(slot: RaySlot, method: str, *args: Any) -> Any:
     try:
         return await getattr(slot.actor, method).remote(*args)
     except ray.exceptions.RayTaskError as error:
-        cause = _cause(error)
+        cause = ray_cause(error)
         if isinstance(cause, ScaleEnvError):
             raise cause from None
         raise EnvironmentFaultError(f"{method} on {slot.name} failed: {type(cause).__name__}: "

@@ -35,7 +35,7 @@ from scaleenv_mcp.host.bind import BoundSockets
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.settings import HostSettings
 
-__all__ = ["ClusterControl", "RayHosts", "RaySlot", "cluster_control", "connect_ray"]
+__all__ = ["ClusterControl", "RayHosts", "RaySlot", "cluster_control", "connect_ray", "ray_cause"]
 
 log = logging.getLogger("scaleenv.cluster")
 
@@ -44,14 +44,19 @@ REVIVE_SECONDS = 300.0  # how long the router waits for Ray to bring a dead acto
 CONNECT_SECONDS = 5.0  # TCP check of a Ray address before ray.init (which retries for a long time)
 
 
-def _scaleenv_error(error: BaseException) -> BaseException:
-    """The project error a Ray task error carries (through any number of RayTaskError wrappings)."""
+def ray_cause(error: BaseException) -> BaseException:
+    """The error a Ray task error carries, through any number of RayTaskError wrappings (``error``
+    itself when it wraps nothing)."""
     seen = error
     while (cause := getattr(seen, "cause", None)) is not None and cause is not seen:
         seen = cause
-        if isinstance(seen, ScaleEnvError):
-            return seen
-    return error
+    return seen
+
+
+def _scaleenv_error(error: BaseException) -> BaseException:
+    """The project error a Ray task error carries, else the Ray error itself."""
+    cause = ray_cause(error)
+    return cause if isinstance(cause, ScaleEnvError) else error
 
 
 class RaySlot:

@@ -220,7 +220,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         lines += ["", "## Tasks", "", f"Gold replay of one task (new episode, replay over MCP, reward), median of {gold['tasks']}: "
                   f"in memory {gold['memory_p50_ms']} ms, over HTTP {gold['http_p50_ms']} ms. `scaleenv verify`: "
                   f"{replay['verify_memory_tasks_per_s']} tasks/s in memory, {replay['verify_http_tasks_per_s']} over HTTP "
-                  f"(every gate, including the determinism replay under another hash seed). Offline synthesis: "
+                  f"(every gate, determinism included). Offline synthesis: "
                   f"{replay['synth_verified_tasks_per_s']} verified tasks/s."]
     if result.get("state_tracking"):
         lines += render_state_tracking(result["state_tracking"]) + _measured_alone("state", result)

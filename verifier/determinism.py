@@ -25,16 +25,20 @@ def other_hash_seed() -> str:
 
 
 async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int = 1, full: bool = True,
-                              worker_env: dict[str, str] | None = None) -> dict[str, str]:
+                              worker_env: dict[str, str] | None = None, validate: bool = False) -> dict[str, str]:
     """End-state fingerprint of each task's actions on a fresh episode of an in-process host.
 
     ``full``: by the reference full scan (the gate: the parent's gold_fingerprint gate read the
     change set, so agreement also checks one against the other); else from the change set.
-    ``worker_env``: what the host's workers start with (the gate's other hash seed)."""
+    ``worker_env``: what the host's workers start with (the gate's other hash seed). ``validate``: the
+    host validates the package first, as any host that runs its tools does (a package validated at these
+    contents before comes online at once from the host-side cache); without it the host says, on stderr,
+    that it serves the package unvalidated."""
     from scaleenv_mcp.host.host import Host
     from scaleenv_mcp.settings import HostSettings
 
-    settings = HostSettings.for_proving(workers=workers, port=0, control_port=None, skip_validation=True)
+    settings = HostSettings.for_proving(workers=workers, port=0, control_port=None,
+                                        skip_validation=None if validate else True)
     found: dict[str, str] = {}
     async with Host.running(settings, domains=[str(package_dir)], worker_env=worker_env) as host:
         slug = package_dir.name
@@ -57,12 +61,14 @@ async def replay_fingerprints(package_dir: Path, tasks: list[Task], workers: int
     return found
 
 
-async def verify_determinism(package_dir: Path, tasks: list[Task], expected: dict[str, str]) -> dict[str, str | None]:
-    """task id -> None when the replay under the other hash seed reached ``expected[id]``, else the reason."""
+async def verify_determinism(package_dir: Path, tasks: list[Task], expected: dict[str, str],
+                             validate: bool = True) -> dict[str, str | None]:
+    """task id -> None when the replay under the other hash seed reached ``expected[id]``, else the reason.
+    ``validate``: as the run whose tasks these are (its host validated the package, or was told not to)."""
     if not tasks:
         return {}
     seed = other_hash_seed()
-    seen = await replay_fingerprints(package_dir, tasks, worker_env={"PYTHONHASHSEED": seed})
+    seen = await replay_fingerprints(package_dir, tasks, worker_env={"PYTHONHASHSEED": seed}, validate=validate)
     verdicts: dict[str, str | None] = {}
     for task in tasks:
         got = seen.get(task.id)

@@ -125,14 +125,16 @@ async def verify_tasks(package: DomainPackage, tasks: list[Task], transport: Tra
     return list(await asyncio.gather(*(one(t) for t in tasks)))
 
 
-async def apply_determinism(package: DomainPackage, tasks: list[Task], verdicts: list[TaskVerdict]) -> None:
-    """Add the determinism gate to every verdict whose gold replay passed (one batch, other hash seed)."""
+async def apply_determinism(package: DomainPackage, tasks: list[Task], verdicts: list[TaskVerdict],
+                            validate: bool = True) -> None:
+    """Add the determinism gate to every verdict whose gold replay passed (one batch, other hash seed);
+    ``validate`` as the run's own host (False: it was told to serve the package unvalidated)."""
     by_id = {t.id: t for t in tasks}
     replayed = [v for v in verdicts if v.fingerprint is not None and "gold_replay" not in v.failed_gates]
     if not replayed:
         return
     found = await verify_determinism(package.path, [by_id[v.task_id] for v in replayed],
-                               {v.task_id: v.fingerprint or "" for v in replayed})
+                                     {v.task_id: v.fingerprint or "" for v in replayed}, validate)
     for verdict in replayed:
         problem = found.get(verdict.task_id)
         verdict.add("determinism", problem is None, problem or "")
@@ -164,7 +166,7 @@ async def verify_domain(domain_path: Path, tasks_file: Path | None = None, trans
                                     validate) as served:
             verdicts = await verify_tasks(package, tasks, served, concurrency=concurrency, progress=progress)
     if determinism:
-        await apply_determinism(package, tasks, verdicts)
+        await apply_determinism(package, tasks, verdicts, validate)
     seconds = time.perf_counter() - started
     failures: Counter[str] = Counter(g for v in verdicts for g in v.failed_gates)
     env_errors = sum(1 for v in verdicts if "environment" in v.failed_gates)

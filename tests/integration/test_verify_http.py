@@ -59,6 +59,7 @@ async def test_cli_verifies_a_running_host_and_exits_1_on_tampered_actions(packa
         assert code == 0, output[-2000:]
         report = json.loads(output[output.index("{"):output.rindex("}") + 1])
         assert report["passed"] == 5 and report["transport"] == "http"
+        assert "WITHOUT VALIDATION" not in output  # the determinism replay's own host validated (or hit the cache)
 
         tasks = load_tasks(package / "tasks.jsonl")
         task = tasks[0].model_copy(deep=True)

@@ -63,7 +63,6 @@ async def play_on_ray(config: EvalConfig, agent: RoleSpec, user: RoleSpec, conn:
     assert conn.cluster is not None, "play_on_ray needs a --ray connection"
     served = conn.cluster
     job = EpisodeJob(config, agent, user, served.url, served.cluster.token, conn.host_version)
-    chunks = len(served.cluster.slots)
-    await run_as_ray_tasks(job, work, chunks=chunks, concurrency=-(-config.concurrency // chunks), reach=served.url,
+    await run_as_ray_tasks(job, work, chunks=len(served.cluster.slots), concurrency=config.concurrency, reach=served.url,
                            failed=lambda item, reason: unplayed(config, *item, InfraKind.transport, reason),
                            on_result=lambda _, played: arrived(played))

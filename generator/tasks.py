@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.domain.task import Task, VerifiedRecord
 from scaleenv_mcp.generator.diversity import diversity_report
+from scaleenv_mcp.generator.synthesis.building import RoundResult
 from scaleenv_mcp.generator.synthesis.candidate import Rejection, assign_splits
 from scaleenv_mcp.generator.synthesis.chain_code import ChainWriter
 from scaleenv_mcp.generator.synthesis.gate import ChainGate
@@ -113,9 +114,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             examples[reason].append(f"candidate {index}: {detail}"[:300])
 
     tried = skipped = 0
-    chain_code: dict[str, int] = {}
-    chain_code_examples: dict[str, str] = {}
-    further: dict[str, int] = {}
+    totals = RoundResult([])  # the builders' counters over every round (its outcomes stay empty)
     async with synthesis_hosting(package, seed, workers, ray, hosts, gate, writer) as builds:
         targets = kind_targets(n, builds.kinds)
 
@@ -128,11 +127,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
             batch = range(tried, tried + size)
             tried += size
             result = await builds.build(batch, full)
-            for counts, grown in ((chain_code, result.chain_code), (further, result.further)):
-                for key, count in grown.items():
-                    counts[key] = counts.get(key, 0) + count
-            for key, text in result.chain_code_examples.items():
-                chain_code_examples.setdefault(key, text)
+            totals.add_counters(result)
             passing: list[tuple[int, Task, TaskVerdict]] = []
             for index, built, verdict in result.outcomes:
                 if isinstance(built, Rejection) and built.reason == "kind_full":
@@ -173,7 +168,7 @@ async def synthesize_tasks(domain_path: Path, n: int, seed: int, out: Path | Non
         expansion_target_reached=round(sum(1 for t in tasks if t.meta.expanded_size >= min(
             20, len([x for x in package.manifest.tools if x.reads or x.writes]))) / len(tasks), 4) if tasks else 0.0,
         seconds=round(seconds, 2), tasks_per_second=round(len(tasks) / seconds, 3) if seconds else 0.0,
-        chain_code=dict(sorted(chain_code.items())), chain_code_examples=chain_code_examples,
-        further_chains=dict(sorted(further.items())), wording=worded,
+        chain_code=dict(sorted(totals.chain_code.items())), chain_code_examples=totals.chain_code_examples,
+        further_chains=dict(sorted(totals.further.items())), wording=worded,
         package_hash=package.content_hash, out=str(target))
 

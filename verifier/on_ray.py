@@ -78,7 +78,6 @@ async def verify_on_ray(package: DomainPackage, tasks: list[Task], *, workers: i
                                staged={package.slug: tasks}) as served:
         job = VerifyJob(package.slug, served.url, served.cluster.token, package.manifest, package.content_hash,
                         package.seed)
-        chunks = len(served.cluster.slots)
-        return await run_as_ray_tasks(job, tasks, chunks=chunks, concurrency=-(-concurrency // chunks),
+        return await run_as_ray_tasks(job, tasks, chunks=len(served.cluster.slots), concurrency=concurrency,
                                       reach=served.url, on_result=arrived,
                                       failed=lambda task, reason: environment_verdict(task.id, reason))

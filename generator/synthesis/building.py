@@ -34,7 +34,8 @@ from scaleenv_mcp.verifier.replay import MemoryTransport
 if TYPE_CHECKING:
     from scaleenv_mcp.host.host import Host
 
-__all__ = ["BuildRound", "BuilderSummary", "CandidateBuilder", "Outcome", "RoundResult", "StartBuilder"]
+__all__ = ["BuildRound", "BuilderSummary", "CandidateBuilder", "Outcome", "RoundResult", "StartBuilder",
+           "served_package"]
 
 Outcome = tuple[int, Task | Rejection, TaskVerdict | None]
 
@@ -53,6 +54,10 @@ class RoundResult:
     def add(self, other: RoundResult) -> None:
         """Fold ``other`` in (outcomes re-sorted by index; counters summed; the first example of each kept)."""
         self.outcomes = sorted([*self.outcomes, *other.outcomes], key=lambda o: o[0])
+        self.add_counters(other)
+
+    def add_counters(self, other: RoundResult) -> None:
+        """Sum ``other``'s counters into these and keep the first example of each (a run's totals)."""
         for mine, theirs in ((self.chain_code, other.chain_code), (self.further, other.further)):
             for key, count in theirs.items():
                 mine[key] = mine.get(key, 0) + count
@@ -89,8 +94,13 @@ class CandidateBuilder:
         await factory.start(host.worker_count)
         return cls(host, package, factory, in_flight)
 
+    @property
+    def kinds(self) -> set[str]:
+        """The kinds of task this run can build (``hosting.CandidateBuilds``)."""
+        return set(self.factory.kinds())
+
     def summary(self) -> BuilderSummary:
-        return BuilderSummary(frozenset(self.factory.kinds()), self.package.content_hash)
+        return BuilderSummary(frozenset(self.kinds), self.package.content_hash)
 
     async def build(self, indices: Sequence[int], full: set[str]) -> RoundResult:
         """Build and verify candidates ``indices``; a kind in ``full`` is not built (``Rejection("kind_full")``)."""
@@ -134,10 +144,7 @@ class StartBuilder:
     in_flight: int
 
     async def __call__(self, host: Host) -> CandidateBuilder:
-        package = host.package(self.slug)
-        if package is None:
-            raise EnvironmentFaultError(f"cannot synthesise for {self.slug}: {host.status.get(self.slug, 'not found')}")
-        return await CandidateBuilder.started(host, package, self.seed, self.in_flight)
+        return await CandidateBuilder.started(host, served_package(host, self.slug), self.seed, self.in_flight)
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,18 @@ class BuildRound:
 
     async def __call__(self, builder: CandidateBuilder) -> RoundResult:
         return await builder.build(self.indices, set(self.full))
+
+
+def served_package(host: Host, slug: str) -> DomainPackage:
+    """The package ``host`` serves as ``slug``.
+
+    Raises:
+        EnvironmentFaultError: it is not online there (broken, failed validation), saying why.
+    """
+    package = host.package(slug)
+    if package is None:
+        raise EnvironmentFaultError(f"cannot synthesise for {slug}: {host.status.get(slug, 'not found')}")
+    return package
 
 
 def _environment_fault(error: BaseException) -> EnvironmentFaultError | None:

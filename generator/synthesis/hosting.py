@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.episodes.trace import CallOutcome
-from scaleenv_mcp.errors import EnvironmentFaultError, UsageError
+from scaleenv_mcp.errors import UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.state.diff import StateDiff
 
@@ -83,20 +83,6 @@ class CandidateBuilds(Protocol):
         ...
 
 
-class _LocalBuilds:
-    """Every candidate built in this process, by one builder on the command's own host."""
-
-    def __init__(self, builder: Any) -> None:
-        self._builder = builder
-
-    @property
-    def kinds(self) -> set[str]:
-        return set(self._builder.factory.kinds())
-
-    async def build(self, indices: Sequence[int], full: set[str]) -> RoundResult:
-        return await self._builder.build(indices, full)  # type: ignore[no-any-return]
-
-
 @contextlib.asynccontextmanager
 async def synthesis_hosting(package: DomainPackage, seed: int, workers: int | None, ray: str | None = None,
                             hosts: int | None = None, gate: ChainGate | None = None,
@@ -113,7 +99,7 @@ async def synthesis_hosting(package: DomainPackage, seed: int, workers: int | No
             unreachable.
     """
     from scaleenv_mcp.cluster.options import require_ray_for_hosts
-    from scaleenv_mcp.generator.synthesis.building import CandidateBuilder
+    from scaleenv_mcp.generator.synthesis.building import CandidateBuilder, served_package
     from scaleenv_mcp.settings import HostSettings
 
     require_ray_for_hosts(ray, hosts)
@@ -126,11 +112,8 @@ async def synthesis_hosting(package: DomainPackage, seed: int, workers: int | No
         from scaleenv_mcp.host.host import Host
 
         async with Host.running(settings, domains=[str(package.path)]) as host:
-            status = host.status.get(package.slug, "not found")
-            if not status.startswith("online"):
-                raise EnvironmentFaultError(f"cannot synthesise for {package.slug}: {status}")
-            builder = await CandidateBuilder.started(host, package, seed, in_flight, gate, writer)
-            yield _LocalBuilds(builder)
+            served_package(host, package.slug)  # online, or why not
+            yield await CandidateBuilder.started(host, package, seed, in_flight, gate, writer)
         return
     from scaleenv_mcp.generator.synthesis.cluster_building import ClusterBuilds
 

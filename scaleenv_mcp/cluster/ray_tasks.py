@@ -3,7 +3,8 @@ episodes, each against episodes on the host actors.
 
 The items are cut into chunks (interleaved, so each chunk gets a like mix); each chunk is one Ray task, a
 streaming generator that opens the job once (its own control client, transport, LLM client), runs the
-chunk's items ``concurrency`` at a time on its own event loop and yields each result as it finishes. The
+chunk's items, its share of ``concurrency`` at a time, on its own event loop and yields each result as it
+finishes. The
 driver hands each result to ``on_result`` as it arrives (progress, a run store appending it) and returns
 them all in input order, so what a caller writes does not depend on where or in what order items ran.
 
@@ -130,7 +131,7 @@ def _placement(reach: str) -> Any:
 async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, chunks: int, concurrency: int,
                            reach: str, failed: Callable[[Item, str], Result],
                            on_result: Callable[[int, Result], None] | None = None) -> list[Result]:
-    """Run ``job`` on every item in ``chunks`` Ray tasks of ``concurrency`` items at a time each.
+    """Run ``job`` on every item in ``chunks`` Ray tasks, ``concurrency`` items at a time over all of them.
 
     Why: the per-item work of ``verify --ray`` and ``eval --ray`` then runs on the cluster's cores, not
     on the command's one process. Ray must already be initialised (``hosts.connect_ray``).
@@ -139,7 +140,7 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
         job: what each chunk opens and runs per item (picklable: it travels to the workers).
         items: the work; each must pickle.
         chunks: how many Ray tasks (at most one per item).
-        concurrency: items in flight inside one Ray task.
+        concurrency: items in flight over every chunk (each chunk runs its share, rounded up, at a time).
         reach: the control URL the job talks to; loopback keeps the chunks on this node.
         failed: the result standing for an item that could not run (the reason given).
         on_result: called with (input index, result) as each arrives; if it raises, the chunks still
@@ -158,7 +159,7 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
             on_result(index, result)
 
     async def drive(indices: list[int]) -> None:
-        stream = remote.remote(job, [items[i] for i in indices], concurrency)
+        stream = remote.remote(job, [items[i] for i in indices], per_chunk)
         returned: set[int] = set()
         finished = False
         try:
@@ -187,6 +188,7 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
                     ray.cancel(stream, force=True)
 
     count = max(1, min(chunks, len(items)))
+    per_chunk = -(-concurrency // count)
     await gather_all(drive(list(range(len(items)))[c::count]) for c in range(count))
     return [results[i] for i in range(len(items))]
 

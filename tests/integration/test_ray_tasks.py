@@ -73,7 +73,7 @@ async def test_results_in_order_failures_per_item_and_a_dead_worker_fails_only_i
         every_cpu_held: None):
     arrived: list[int] = []
     with anyio.fail_after(90):  # item 9 would take a minute: the dead worker's items must not wait for it
-        results = await run_as_ray_tasks(_Job(), list(range(10)), chunks=2, concurrency=3, reach=LOOPBACK,
+        results = await run_as_ray_tasks(_Job(), list(range(10)), chunks=2, concurrency=6, reach=LOOPBACK,
                                          failed=lambda item, reason: f"{item} failed: {reason}",
                                          on_result=lambda index, _: arrived.append(index))
     assert sorted(arrived) == list(range(10))
@@ -89,5 +89,5 @@ async def test_an_on_result_that_raises_cancels_the_rest_at_once(every_cpu_held:
         raise RuntimeError(f"stop at {index}")
 
     with anyio.fail_after(45), pytest.raises(RuntimeError, match="stop at 0"):  # the others would take a minute
-        await run_as_ray_tasks(_Job(slow=True), list(range(6)), chunks=2, concurrency=3, reach=LOOPBACK,
+        await run_as_ray_tasks(_Job(slow=True), list(range(6)), chunks=2, concurrency=6, reach=LOOPBACK,
                                failed=lambda item, reason: -1, on_result=stop)

@@ -4,9 +4,9 @@ episodes, each against episodes on the host actors.
 The items are cut into chunks (interleaved, so each chunk gets a like mix); each chunk is one Ray task, a
 streaming generator that opens the job once (its own control client, transport, LLM client), runs the
 chunk's items, its share of ``concurrency`` at a time, on its own event loop and yields each result as it
-finishes. The
-driver hands each result to ``on_result`` as it arrives (progress, a run store appending it) and returns
-them all in input order, so what a caller writes does not depend on where or in what order items ran.
+finishes. The driver hands each result to ``on_result`` as it arrives (progress, a run store appending
+it) and returns them all in input order, so what a caller writes does not depend on where or in what
+order items ran.
 
 What it guarantees, and why:
 - **No wait for resources that cannot come**: a Ray task asks for no CPU (``num_cpus=0``). Host actors

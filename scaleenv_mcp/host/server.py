@@ -86,6 +86,7 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
     handshake era, whose session is what gives a plain connection an episode of its own.
     """
     tools = tool_list(runtime)
+    input_schemas = {tool.name: tool.input_schema for tool in tools}
     resources = _interactive_resources(runtime) if interactive else {}
 
     async def list_tools(ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -129,6 +130,9 @@ def build_domain_server(runtime: DomainRuntime, registry: EpisodeRegistry, resol
         version=runtime.manifest.version,
         title=runtime.manifest.title,
         instructions=build_instructions(runtime),
+        # the 2026-07-28 era checks a call's Mcp-Param-* headers against the tool's input schema; without
+        # this lookup the SDK runs and serializes the whole tools/list for every call (a third of a verify's CPU)
+        get_tool_input_schema=input_schemas.get,
         **handlers,
     )
     if pin_handshake:

@@ -4,7 +4,7 @@ schemas in the portable form (no ``type`` arrays) that accept exactly what the m
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 import pytest
@@ -12,7 +12,7 @@ import pytest
 from scaleenv_mcp.domain.catalog import find_domains
 from scaleenv_mcp.domain.loader import load_domain
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
-from scaleenv_mcp.host.server import tool_list
+from scaleenv_mcp.host.server import build_domain_server, tool_list
 from scaleenv_mcp.host.tool_metadata import portable_schema
 
 SHIPPED = find_domains()
@@ -72,3 +72,19 @@ async def test_an_mcp_client_sees_the_annotations(host):
     assert listed["borrow_book"].annotations.read_only_hint is False
     assert listed["get_member"].annotations.read_only_hint is True
     assert listed["get_member"].title == "Get member"
+
+
+@pytest.mark.parametrize("slug", sorted(SHIPPED))
+def test_the_servers_input_schema_lookup_answers_what_tools_list_advertises(slug: str):
+    # the 2026-07-28 era checks Mcp-Param-* headers against this lookup instead of listing every tool per call;
+    # a lookup that disagreed with tools/list would validate calls against a schema no client was shown
+    runtime = DomainRuntime(load_domain(SHIPPED[slug]))
+
+    async def no_episode(ctx: Any) -> str:
+        raise AssertionError("listing needs no episode")
+
+    server = build_domain_server(runtime, cast(Any, None), no_episode, interactive=False)
+    assert server.get_tool_input_schema is not None
+    listed = {tool.name: tool.model_dump(mode="json", by_alias=True)["inputSchema"] for tool in tool_list(runtime)}
+    assert {name: server.get_tool_input_schema(name) for name in listed} == listed
+    assert server.get_tool_input_schema("no_such_tool") is None

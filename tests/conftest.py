@@ -19,8 +19,11 @@ REPO = Path(__file__).parent.parent
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Long tests first (stable otherwise): under ``pytest -n`` a long test drawn near the end of the
-    queue runs alone while the other workers sit idle, and the whole run waits for it."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    queue runs alone while the other workers sit idle, and the whole run waits for it. Among them, a
+    module that starts a Ray cluster of its own (``own_ray_cluster``) comes after the modules that share
+    one (tests/support_ray.py), so the shared cluster starts once per test process."""
+    items.sort(key=lambda item: (item.get_closest_marker("slow") is None,
+                                 item.get_closest_marker("own_ray_cluster") is not None))
 
 
 @pytest.fixture(autouse=True, scope="session")

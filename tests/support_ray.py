@@ -1,11 +1,16 @@
-"""A local Ray cluster for one test module, small enough for a shared 2-core machine: 2 CPUs (two host
-actors of one CPU each), no dashboard, a 200 MB object store, never another run's cluster; shut down
-after the module."""
+"""A local Ray cluster for the Ray test modules, small enough for a shared 2-core machine: 2 CPUs (two host
+actors of one CPU each), no dashboard, a 200 MB object store, never another run's cluster.
+
+One cluster serves every module of a test process that asks for it (a start costs about 4 s and a stop
+1.4 s; the "ray" xdist group runs those modules in one process): each module gets it back with every CPU
+free, and it stops when the process's tests end. A module that needs a cluster of its own (two nodes:
+test_ray_node_leaves) calls ``leave_shared_cluster`` first; the next module that asks starts a new one."""
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,18 +19,28 @@ import pytest
 
 from tests.support_processes import parent_pid
 
-__all__ = ["host_actor_pids", "ray_cluster", "ray_task_runs", "wait_for_free_cpus"]
+__all__ = ["host_actor_pids", "leave_shared_cluster", "ray_cluster", "ray_task_runs", "wait_for_free_cpus"]
 
 
 @pytest.fixture(scope="module")
-def ray_cluster() -> Iterator[None]:
+def ray_cluster(request: pytest.FixtureRequest) -> Iterator[None]:
     ray = pytest.importorskip("ray")
-    # address="local": a cluster of its own even when another run on this machine has one (a bare ray.init()
-    # would join that one, found through /tmp/ray/ray_current_cluster, and refuse num_cpus)
-    ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=200 * 1024 * 1024,
-             log_to_driver=False, configure_logging=False)
+    if not ray.is_initialized():
+        # address="local": a cluster of its own even when another run on this machine has one (a bare
+        # ray.init() would join that one, found through /tmp/ray/ray_current_cluster, and refuse num_cpus)
+        ray.init(address="local", num_cpus=2, include_dashboard=False, object_store_memory=200 * 1024 * 1024,
+                 log_to_driver=False, configure_logging=False)
+        request.config.add_cleanup(leave_shared_cluster)  # when this test process's tests end
+    wait_for_free_cpus(2)  # what an earlier module's actors held is given back
     yield
-    ray.shutdown()
+    wait_for_free_cpus(2)  # a module that leaves actors running fails here, not in the next module
+
+
+def leave_shared_cluster() -> None:
+    """Stop the shared cluster, for a module that starts a cluster of its own."""
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
 
 
 def host_actor_pids() -> list[int]:

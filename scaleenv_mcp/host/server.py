@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -57,15 +58,23 @@ def build_instructions(runtime: DomainRuntime) -> str:
 
 
 def tool_list(runtime: DomainRuntime) -> list[types.Tool]:
-    """Built once per domain server: title, annotations and portable schemas (host/tool_metadata.py),
-    inputs with the bounds arguments are checked against (domain/schema_limits.py)."""
-    return [
-        types.Tool(name=t.name, title=tool_title(t.name), description=t.description,
-                   input_schema=portable_schema(runtime.input_schemas[t.name]),
-                   output_schema=portable_schema(t.output_schema),
-                   annotations=tool_annotations(t))
-        for t in runtime.manifest.tools
-    ]
+    """Title, annotations and portable schemas (host/tool_metadata.py), inputs with the bounds arguments
+    are checked against (domain/schema_limits.py). Built once per domain runtime and shared by its
+    servers: an in-memory or stdio client gets a server of its own per episode, and rebuilding the
+    portable schemas took most of the time such a client took to open."""
+    tools = _TOOLS.get(runtime)
+    if tools is None:
+        tools = _TOOLS[runtime] = [
+            types.Tool(name=t.name, title=tool_title(t.name), description=t.description,
+                       input_schema=portable_schema(runtime.input_schemas[t.name]),
+                       output_schema=portable_schema(t.output_schema),
+                       annotations=tool_annotations(t))
+            for t in runtime.manifest.tools
+        ]
+    return tools
+
+
+_TOOLS: weakref.WeakKeyDictionary[DomainRuntime, list[types.Tool]] = weakref.WeakKeyDictionary()
 
 
 def _interactive_resources(runtime: DomainRuntime) -> dict[str, tuple[str, str, str]]:

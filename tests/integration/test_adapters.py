@@ -1,6 +1,6 @@
 """Other frameworks against a real ``scaleenv serve`` on loopback, each in its own virtual environment
 (issue #23): LangChain's session-per-call client on a keyed URL, and the verifiers, OpenEnv and NeMo
-Gym adapters running the examples in clients/examples/ with the oracle (reward 1.0) and a random
+Gym adapters running the examples in clients/examples/ with the oracle (reward 1.0) and (but vf-eval) a random
 policy (mean below 0.2) on 6 tasks of two domains. Slow: the first run installs each framework
 from PyPI (tests/support_frameworks.py caches the venvs; without PyPI they skip, under CI=1 fail).
 """
@@ -82,6 +82,12 @@ ADAPTERS = {  # id -> (framework, example, its own options)
 }
 
 
+# Adapters whose random-policy run is left out: vf-eval plays the same taskset (scaleenv_verifiers) that
+# verifiers-hooks scores with the random policy, and each vf-eval run costs about 35 s of CPU, half of it
+# vf-eval's own start-up (#26: the full run's 10 minutes). Its oracle run still proves the rewards it reads.
+ORACLE_ONLY = {"verifiers-vf-eval"}
+
+
 @pytest.mark.parametrize("adapter", ADAPTERS)
 def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHost, adapter: str):
     framework, example, options = ADAPTERS[adapter]
@@ -89,10 +95,11 @@ def test_adapter_scores_the_oracle_1_and_a_random_policy_near_0(served: ServedHo
     oracle = _json_line(run_example(python, example, *_adapter_args(served, "oracle"), *options))
     assert len(oracle["rewards"]) == 6 and {t.split("-")[0] for t in oracle["rewards"]} == set(DOMAINS)
     assert set(oracle["rewards"].values()) == {1.0}, oracle
-    random = _json_line(run_example(python, example, *_adapter_args(served, "random"), *options))
-    assert random["rewards"].keys() == oracle["rewards"].keys() and random["mean"] < 0.2, random
-    if "--user" in options:  # the scripted user ends the dialogue on the oracle's report, not by its budget
-        assert set(oracle["messages"].values()) == {1} and set(random["messages"].values()) == {10}
+    if adapter not in ORACLE_ONLY:
+        random = _json_line(run_example(python, example, *_adapter_args(served, "random"), *options))
+        assert random["rewards"].keys() == oracle["rewards"].keys() and random["mean"] < 0.2, random
+        if "--user" in options:  # the scripted user ends the dialogue on the oracle's report, not by its budget
+            assert set(oracle["messages"].values()) == {1} and set(random["messages"].values()) == {10}
     # nothing is left behind on the host: every episode the adapter created was closed
     headers = {"authorization": f"Bearer {served.token}"}
     episodes = httpx.get(f"{served.control_url}/episodes", headers=headers).json()["episodes"]

@@ -23,17 +23,20 @@ from scaleenv_mcp.domain.catalog import resolve_domain_path
 from scaleenv_mcp.errors import EnvironmentFaultError
 from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.verifier.verify import verify_domain
+from tests.support_ray import leave_shared_cluster
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
 
-pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("ray")]  # one Ray cluster at a time
+# one Ray cluster at a time; this module's (two nodes) after the shared one's modules (tests/conftest.py)
+pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("ray"), pytest.mark.own_ray_cluster]
 
 NODE = {"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024}
 
 
 @pytest.fixture
 def two_nodes() -> Iterator[tuple[Any, Any]]:
+    leave_shared_cluster()  # the other Ray modules' one-node cluster, if this process started it
     cluster = cluster_utils.Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
     node = cluster.add_node(**NODE)
     cluster.wait_for_nodes()

@@ -22,8 +22,16 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from scaleenv_mcp.clients.episode import EpisodePlayer, unplayed
+from scaleenv_mcp.clients.hosting import HostConnection
+from scaleenv_mcp.clients.models import InfraKind
+from scaleenv_mcp.clients.on_ray import EpisodeJob
+from scaleenv_mcp.clients.results import EvalConfig
+from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, parse_role
 from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
+from scaleenv_mcp.cluster.ray_tasks import run_as_ray_tasks
 from scaleenv_mcp.control_client import ControlClient
+from scaleenv_mcp.domain.task import Task, UserSpec
 from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.host.server import EPISODE_META_KEY
@@ -262,6 +270,25 @@ async def test_the_typescript_sdk_works_on_each_actors_agent_url(cluster: tuple[
     for episode in on.values():  # tools, two borrows that see each other, a tool error: tests/node/ts_client.mjs
         _assert_one_episode_run(await _ts_client(["--url", episode.agent_url], node_env))
         assert (await control.get_episode(episode.id)).calls == 3
+
+
+async def test_an_episode_that_raises_on_ray_stops_the_run_with_what_it_raises_locally(
+        cluster: tuple[RayHosts, ControlClient], tmp_path: Path):
+    # eval's Ray job (clients.on_ray.EpisodeJob, as play_on_ray runs it) and the local player against this
+    # control API: an episode of a task the host does not know is a usage error, not an infrastructure failure
+    hosts, control = cluster
+    config = EvalConfig(domains=["tiny_library"], agent="oracle", out=tmp_path / "out")
+    agent, user = parse_role("oracle", AGENT_KINDS, "--agent"), parse_role("scripted", USER_KINDS, "--user")
+    unknown = Task(id="no-such-task", domain="tiny_library", difficulty="easy", actions=[],
+                   user=UserSpec(opening="Hello.", instruction="Ask for nothing."))
+    with pytest.raises(UsageError) as local:
+        await EpisodePlayer(config, HostConnection(control, "local", None), None, agent, user).play(unknown, 0)
+    job = EpisodeJob(config, agent, user, control.base_url, hosts.token, "local")
+    with anyio.fail_after(60), pytest.raises(UsageError) as on_ray:
+        await run_as_ray_tasks(job, [(unknown, 0)], chunks=1, concurrency=1, reach=control.base_url,
+                               failed=lambda item, reason: unplayed(config, *item, InfraKind.transport, reason))
+    assert (type(on_ray.value), str(on_ray.value)) == (type(local.value), str(local.value))
+    assert "no-such-task" in str(local.value)
 
 
 async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(

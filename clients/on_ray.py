@@ -39,7 +39,12 @@ Work = tuple[Task, int]  # (task, trial)
 
 @dataclass(frozen=True)
 class EpisodeJob:
-    """What a Ray task needs to play its episodes: data only (it is pickled to the worker)."""
+    """What a Ray task needs to play its episodes: data only (it is pickled to the worker).
+
+    The run folder and the LLM cache folder in ``config`` are made absolute here, in the driver: the Ray
+    task opens the cache at that path on its own node (``open_llm``), and a relative path would be taken
+    from the Ray worker's working directory, which Ray does not promise to be the command's.
+    """
 
     config: EvalConfig
     agent: RoleSpec
@@ -47,6 +52,11 @@ class EpisodeJob:
     control_url: str
     token: str
     host_version: str
+
+    def __post_init__(self) -> None:
+        cache = self.config.cache_dir.absolute() if self.config.cache_dir else None
+        object.__setattr__(self, "config", self.config.model_copy(update={"out": self.config.out.absolute(),
+                                                                           "cache_dir": cache}))
 
     @contextlib.asynccontextmanager
     async def open(self) -> AsyncIterator[Callable[[Work], Awaitable[Played]]]:

@@ -62,7 +62,10 @@ def eval_command(
                                                    "to a portable subset from the first request (a server that crashes "
                                                    "on a served schema, e.g. llama-cpp-python; see scaleenv doctor).")
                                 ] = False,
-    cache_dir: Annotated[Path | None, typer.Option(help="LLM response cache (default OUT/llm-cache).")] = None,
+    cache_dir: Annotated[Path | None, typer.Option(help="LLM response cache (default OUT/llm-cache). With --ray, "
+                                                         "each node's Ray tasks write their own copy at this path "
+                                                         "unless it is on a filesystem every node shares "
+                                                         "(docs/cluster.md).")] = None,
     domains_dir: Annotated[list[Path] | None, typer.Option("--domains-dir", help="Extra folder of domains.")] = None,
     workers: Annotated[int | None, typer.Option(help="Worker processes of a host started here.")] = None,
     ray: RayOption = None,

@@ -77,6 +77,7 @@ class HostActor:
         self._address: HostAddress | None = None
         self._lock: asyncio.Lock | None = None
         self._jobs: dict[str, Any] = {}  # key -> state a caller opened here (one synthesis run's factory)
+        self._opening: set[str] = set()  # keys whose opener is running (the actor runs calls concurrently)
 
     async def start(self) -> HostAddress:
         """Start the host and its listeners (once per incarnation); where they serve."""
@@ -140,20 +141,29 @@ class HostActor:
         (what the caller checks: the same package here as there), else None.
 
         Raises:
-            RuntimeError: ``key`` is open already (two runs must not share a key).
+            RuntimeError: ``key`` is open already, or being opened by a call still running (two runs must not
+                share a key): the opener is not run.
+            Exception: what ``opener`` raised; nothing is kept and the key stays free.
         """
-        if key in self._jobs:
+        if key in self._jobs or key in self._opening:
             raise RuntimeError(f"job {key!r} is open already")
-        state = await opener(self._running())
+        # reserved before the opener's first await: the actor is async, so a second open_job of the key can
+        # start meanwhile, and would otherwise replace this state without closing it
+        self._opening.add(key)
+        try:
+            state = await opener(self._running())
+        finally:
+            self._opening.discard(key)
         self._jobs[key] = state
         summary = getattr(state, "summary", None)
         return summary() if callable(summary) else None
 
     async def in_job(self, key: str, work: JobWork) -> Any:
-        """``work`` on job ``key``'s state, here; what it returns.
+        """``work`` on job ``key``'s state, here; what it returns. The job stays open whatever ``work`` does.
 
         Raises:
-            KeyError: no such job (never opened, closed, or this is a new incarnation of the actor).
+            KeyError: no such job (never opened, still opening, closed, or this is a new incarnation of the actor).
+            Exception: what ``work`` raised.
         """
         if key not in self._jobs:
             raise KeyError(f"no job {key!r} on this host actor (incarnation {self.incarnation})")

@@ -14,9 +14,18 @@ What it guarantees, and why:
   would never be scheduled. The chunks are few (the caller gives one per host actor) and mostly wait on
   HTTP, so leaving them out of Ray's CPU accounting oversubscribes nothing by much.
 - **Never a hang**: a chunk that Ray has not started within ``START_SECONDS`` is cancelled; a Ray
-  task that fails (its worker crashed, its node left, the job raised) fails only its items not yet
-  returned, each through ``failed`` (a clear per-item error the caller records as it records any
-  infrastructure failure); an item whose own work raised fails alone, the same way.
+  task that Ray lost (its worker crashed, its node left) fails only its items not yet returned, each
+  through ``failed`` (a clear per-item error the caller records as it records any infrastructure
+  failure).
+- **The job's own errors stop the run, as they would without Ray**: an exception raised by the job's
+  code (opening it, or one item's work) is not Ray's failure but the caller's (a bug, a usage error), so
+  it is not turned into per-item failures: the chunk ends, the other chunks are cancelled, and the driver
+  raises that exception, its type and message as raised (with a note giving the Ray task's traceback).
+  The chunk pickles it itself and checks it unpickles: an exception that does not survive pickling
+  (one whose ``__init__`` does not take its ``args`` back) would otherwise reach the driver as Ray's
+  ``UnserializableException``, indistinguishable from Ray's own failures; such a one is raised as a
+  ``RemoteError`` naming its type and message. A caller whose per-item failures are records (verify's
+  ``environment`` gate) catches them in its job, as its local run does.
 - **No retries**: ``max_retries=0``. A retried chunk would run again items already returned (an eval
   episode twice); the caller's resume runs failed items again instead.
 - **Reachable**: with a loopback control URL (one machine, the default) the chunks run on the driver's
@@ -32,6 +41,8 @@ import contextlib
 import ipaddress
 import logging
 import os
+import pickle
+import traceback
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -40,7 +51,7 @@ from urllib.parse import urlsplit
 from scaleenv_mcp.cluster.requirement import import_ray
 from scaleenv_mcp.gathering import gather_all
 
-__all__ = ["START_SECONDS", "RayJob", "run_as_ray_tasks"]
+__all__ = ["START_SECONDS", "RayJob", "RemoteError", "run_as_ray_tasks"]
 
 log = logging.getLogger("scaleenv.cluster")
 
@@ -68,29 +79,64 @@ class _Started:
     node_id: str
 
 
-async def _chunk_results(job: RayJob[Any, Any], items: list[Any], concurrency: int
-                         ) -> AsyncGenerator[tuple[int, Any, str | None], None]:
-    """(position, result, None) per item as it finishes, or (position, None, why) when its work raised."""
-    async with job.open() as run_one:
-        gate = asyncio.Semaphore(concurrency)
+class RemoteError(Exception):
+    """An exception the job raised in a Ray task that does not survive pickling, raised in the driver
+    instead: its message is the original's qualified type name and message."""
 
-        async def one(position: int, item: Any) -> tuple[int, Any, str | None]:
-            async with gate:
-                try:
-                    return position, await run_one(item), None
-                except Exception as error:  # noqa: BLE001 - one item's failure is that item's, not the chunk's
-                    return position, None, f"{type(error).__name__}: {error}"
 
-        pending = {asyncio.ensure_future(one(i, item)) for i, item in enumerate(items)}
+@dataclass(frozen=True)
+class _Raised:
+    """What a chunk yields, and then ends, when the job's own code raised: the exception, pickled in the
+    Ray task (where it is checked to unpickle), for the driver to raise."""
+
+    pickled: bytes
+
+    @classmethod
+    def of(cls, error: Exception) -> _Raised:
+        where = f"pid {os.getpid()}, node {import_ray().get_runtime_context().get_node_id()}"
+        note = f"raised in a Ray task ({where}):\n{''.join(traceback.format_exception(error)).rstrip()}"
+        dumps = import_ray().cloudpickle.dumps  # by value where the job's own module travels by value
         try:
-            while pending:
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                for finished in done:
-                    yield finished.result()
-        finally:
-            for left in pending:
-                left.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            error.add_note(note)
+            pickled = dumps(error)
+            pickle.loads(pickled)
+        except Exception:  # noqa: BLE001 - it does not travel as itself: its type's name and message do
+            kind = type(error)
+            stand_in = RemoteError(f"{kind.__module__}.{kind.__qualname__}: {error}")
+            stand_in.add_note(note)
+            pickled = dumps(stand_in)
+        return cls(pickled)
+
+    def error(self) -> BaseException:
+        raised = pickle.loads(self.pickled)
+        assert isinstance(raised, BaseException)
+        return raised
+
+
+async def _chunk_results(job: RayJob[Any, Any], items: list[Any], concurrency: int
+                         ) -> AsyncGenerator[tuple[int, Any] | _Raised, None]:
+    """(position, result) per item as it finishes; a ``_Raised``, and the end, when the job's own code
+    raised (opening or closing it, or an item's work): the items still running are cancelled."""
+    try:
+        async with job.open() as run_one:
+            gate = asyncio.Semaphore(concurrency)
+
+            async def one(position: int, item: Any) -> tuple[int, Any]:
+                async with gate:
+                    return position, await run_one(item)
+
+            pending = {asyncio.ensure_future(one(i, item)) for i, item in enumerate(items)}
+            try:
+                while pending:
+                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    for finished in done:
+                        yield finished.result()  # an item's exception is raised here
+            finally:
+                for left in pending:
+                    left.cancel()
+                await asyncio.gather(*pending, return_exceptions=True)
+    except Exception as error:  # noqa: BLE001 - the job's error, for the driver to raise as a local run would
+        yield _Raised.of(error)
 
 
 def _run_chunk(job: RayJob[Any, Any], items: list[Any], concurrency: int) -> Iterator[Any]:
@@ -142,12 +188,18 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
         chunks: how many Ray tasks (at most one per item).
         concurrency: items in flight over every chunk (each chunk runs its share, rounded up, at a time).
         reach: the control URL the job talks to; loopback keeps the chunks on this node.
-        failed: the result standing for an item that could not run (the reason given).
+        failed: the result standing for an item Ray could not run to its end (the reason given): its
+            chunk's Ray task failed (worker or node lost) or was not started in time.
         on_result: called with (input index, result) as each arrives; if it raises, the chunks still
             running are cancelled and the error raised here.
 
     Returns:
         One result per item, in input order.
+
+    Raises:
+        Exception: what the job's own code raised in a Ray task (opening the job, or one item's work), as
+            it was raised (``RemoteError`` when it does not survive pickling); the chunks still running
+            are cancelled first.
     """
     ray = import_ray()
     remote = ray.remote(_run_chunk).options(num_cpus=0, max_retries=0, scheduling_strategy=_placement(reach))
@@ -161,16 +213,23 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
     async def drive(indices: list[int]) -> None:
         stream = remote.remote(job, [items[i] for i in indices], per_chunk)
         returned: set[int] = set()
+        raised: BaseException | None = None
         finished = False
         try:
             started = await asyncio.wait_for(_next_value(stream), START_SECONDS)
             log.info("%d items run in Ray task %s (pid %d, node %s)", len(indices), started.task_id, started.pid,
                      started.node_id)
             async for ref in stream:
-                position, value, problem = await ref
+                value = await ref
+                if isinstance(value, _Raised):  # raised below, outside the handlers of Ray's failures
+                    raised = value.error()
+                    break
+                position, result = value
                 returned.add(position)
-                item = items[indices[position]]
-                deliver(indices[position], value if problem is None else failed(item, problem))
+                deliver(indices[position], result)
+            finished = True
+        except ray.exceptions.RayTaskError as error:  # code of the chunk itself raised: a bug, not Ray's failure
+            raised = error.cause if isinstance(error.cause, BaseException) else error
             finished = True
         except (ray.exceptions.RayError, asyncio.TimeoutError, StopAsyncIteration) as error:
             reason = (f"Ray did not start the task running it within {START_SECONDS:g} s"
@@ -186,6 +245,8 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
             if not finished:
                 with contextlib.suppress(Exception):
                     ray.cancel(stream, force=True)
+        if raised is not None:
+            raise raised
 
     count = max(1, min(chunks, len(items)))
     per_chunk = -(-concurrency // count)

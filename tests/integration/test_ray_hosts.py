@@ -1,18 +1,24 @@
 """Host actors on a real local Ray cluster (started here: 2 CPUs, no dashboard, a 200 MB object store),
 behind one control API served over loopback HTTP and driven with ``ControlClient``, agents on each
-episode's ``agent_url`` with the MCP Python SDK (issue #22). The tests share one cluster of two host
-actors and run in file order: the last one kills an actor.
+episode's ``agent_url`` with the MCP Python SDK (issue #22); the actors' jobs (``HostActor.open_job`` /
+``in_job`` / ``close_job``, what ``tasks synth --ray`` builds candidates in) called through Ray with
+openers and work defined here (they travel by value); eval's Ray job raising what the local player
+raises. The tests share one cluster of two host actors and run in file order: the last one kills an actor.
 
 Skipped where Ray is not installed (the ``[ray]`` extra; CI installs it through the ``test`` extra).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
+import secrets
+import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import anyio
@@ -22,10 +28,19 @@ import mcp_types as types
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from scaleenv_mcp.clients.episode import EpisodePlayer, unplayed
+from scaleenv_mcp.clients.hosting import HostConnection
+from scaleenv_mcp.clients.models import InfraKind
+from scaleenv_mcp.clients.on_ray import EpisodeJob
+from scaleenv_mcp.clients.results import EvalConfig
+from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, parse_role
 from scaleenv_mcp.cluster.hosts import RayHosts  # imports no Ray until it starts actors
+from scaleenv_mcp.cluster.ray_tasks import run_as_ray_tasks
 from scaleenv_mcp.control_client import ControlClient
-from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UsageError
+from scaleenv_mcp.domain.task import Task, UserSpec
+from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UnknownToolError, UsageError
 from scaleenv_mcp.host.control_models import EpisodeInfo
+from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.server import EPISODE_META_KEY
 from scaleenv_mcp.settings import HostSettings
 from tests.integration.test_node_clients import _assert_one_episode_run, _missing_node_tooling, _ts_client, node_env  # noqa: F401
@@ -34,6 +49,7 @@ from tests.support_mcp import refusal
 from tests.support_ray import ray_cluster  # noqa: F401 - the module's Ray cluster
 
 ray = pytest.importorskip("ray")
+ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # a job's opener and work travel by value
 
 STATELESS = "2026-07-28"  # the MCP protocol era without sessions: every request stands alone
 
@@ -262,6 +278,133 @@ async def test_the_typescript_sdk_works_on_each_actors_agent_url(cluster: tuple[
     for episode in on.values():  # tools, two borrows that see each other, a tool error: tests/node/ts_client.mjs
         _assert_one_episode_run(await _ts_client(["--url", episode.agent_url], node_env))
         assert (await control.get_episode(episode.id)).calls == 3
+
+
+@dataclass
+class _Borrowing:
+    """A job's state in a host actor: an episode of its host that the job's work calls tools on."""
+
+    host: Host
+    episode_id: str
+
+    def summary(self) -> dict[str, Any]:
+        return {"episode": self.episode_id, "pid": os.getpid()}
+
+    async def aclose(self) -> None:
+        await self.host.close(self.episode_id)
+
+
+@dataclass(frozen=True)
+class _OpenBorrowing:
+    """An opener: a tiny_library episode on the actor's host, after ``pause`` seconds; with ``fails``, a
+    ``UsageError`` instead."""
+
+    pause: float = 0.0
+    fails: bool = False
+
+    async def __call__(self, host: Host) -> _Borrowing:
+        await asyncio.sleep(self.pause)
+        if self.fails:
+            raise UsageError("the opener refused")
+        return _Borrowing(host, (await host.create_episode("tiny_library")).id)
+
+
+@dataclass(frozen=True)
+class _Call:
+    """Work: one call of ``tool`` on the job's episode; its result, the episode's call count and the pid."""
+
+    tool: str = "tally"
+
+    async def __call__(self, state: _Borrowing) -> tuple[Any, int, int]:
+        outcome = await state.host.call(state.episode_id, self.tool, {"upto": 4})
+        return outcome.result, (await state.host.get_episode(state.episode_id)).calls, os.getpid()
+
+
+async def _raised(ref: Any) -> BaseException:
+    """The exception a host actor's method raised (Ray's RayTaskError carries it as its cause)."""
+    with pytest.raises(ray.exceptions.RayTaskError) as caught:
+        await ref
+    cause = caught.value.cause
+    assert isinstance(cause, BaseException)
+    return cause
+
+
+async def test_a_job_keeps_its_state_in_one_actor_across_work_until_it_is_closed(
+        cluster: tuple[RayHosts, ControlClient]):
+    hosts, _ = cluster
+    actor, other, slot = hosts.actors[0], hosts.actors[1], hosts.slots[0]
+    key = f"test:{secrets.token_hex(4)}"
+    summary = await actor.open_job.remote(key, _OpenBorrowing())
+    assert summary["pid"] == slot.address.pid  # the opener ran in the actor, on its own host
+    assert (await slot.client.get_episode(summary["episode"])).calls == 0
+    assert await actor.in_job.remote(key, _Call()) == ({"total": 6}, 1, slot.address.pid)
+    assert await actor.in_job.remote(key, _Call()) == ({"total": 6}, 2, slot.address.pid)  # the same state
+    missing = await _raised(other.in_job.remote(key, _Call()))  # a job lives in the actor that opened it
+    assert type(missing) is KeyError and f"no job {key!r} on this host actor" in missing.args[0]
+
+    assert await actor.close_job.remote(key) is None
+    with pytest.raises(EpisodeNotFoundError):  # closing the job awaited its state's aclose()
+        await slot.client.get_episode(summary["episode"])
+    closed = await _raised(actor.in_job.remote(key, _Call()))
+    assert type(closed) is KeyError and f"no job {key!r}" in closed.args[0]
+    assert await actor.close_job.remote(key) is None  # an unknown key is no error
+    assert await actor.open_job.remote(key, _OpenBorrowing()) is not None  # the key is free again
+    await actor.close_job.remote(key)
+
+
+async def test_a_second_open_of_an_open_key_is_refused_and_runs_no_opener(cluster: tuple[RayHosts, ControlClient]):
+    hosts, _ = cluster
+    actor = hosts.actors[1]
+    key = f"test:{secrets.token_hex(4)}"
+    before = await actor.live_episodes.remote()
+    # two opens at once (the actor is async: both are in its event loop together): one job, one refusal
+    together = await asyncio.gather(actor.open_job.remote(key, _OpenBorrowing(pause=0.3)),
+                                    actor.open_job.remote(key, _OpenBorrowing(pause=0.3)), return_exceptions=True)
+    refused = [e.cause for e in together if isinstance(e, ray.exceptions.RayTaskError)]
+    assert len(refused) == 1 and type(refused[0]) is RuntimeError, together
+    assert [s for s in together if isinstance(s, dict)], together  # the other one opened
+    assert str(refused[0]) == f"job {key!r} is open already"
+    again = await _raised(actor.open_job.remote(key, _OpenBorrowing()))
+    assert type(again) is RuntimeError and str(again) == f"job {key!r} is open already"
+    assert await actor.live_episodes.remote() == before + 1  # only the first opener ran
+    assert (await actor.in_job.remote(key, _Call()))[1] == 1  # the first job is untouched
+    await actor.close_job.remote(key)
+    assert await actor.live_episodes.remote() == before  # nothing of the refused opens was left behind
+
+
+async def test_an_opener_or_work_that_raises_reaches_the_caller_and_the_job_is_as_before(
+        cluster: tuple[RayHosts, ControlClient]):
+    hosts, _ = cluster
+    actor = hosts.actors[0]
+    key = f"test:{secrets.token_hex(4)}"
+    refused = await _raised(actor.open_job.remote(key, _OpenBorrowing(fails=True)))
+    assert type(refused) is UsageError and str(refused) == "the opener refused"
+    nothing = await _raised(actor.in_job.remote(key, _Call()))  # a failed open keeps nothing
+    assert type(nothing) is KeyError
+    await actor.open_job.remote(key, _OpenBorrowing())  # and leaves the key free
+    broken = await _raised(actor.in_job.remote(key, _Call(tool="no_such_tool")))
+    assert type(broken) is UnknownToolError and "no_such_tool" in str(broken)
+    assert (await actor.in_job.remote(key, _Call()))[:2] == ({"total": 6}, 1)  # the job still works
+    await actor.close_job.remote(key)
+
+
+async def test_an_episode_that_raises_on_ray_stops_the_run_with_what_it_raises_locally(
+        cluster: tuple[RayHosts, ControlClient], tmp_path: Path):
+    # eval's Ray job (clients.on_ray.EpisodeJob, as play_on_ray runs it) and the local player against this
+    # control API: an episode of a task the host does not know is a usage error, not an infrastructure failure
+    hosts, control = cluster
+    config = EvalConfig(domains=["tiny_library"], agent="oracle", out=tmp_path / "out")
+    agent, user = parse_role("oracle", AGENT_KINDS, "--agent"), parse_role("scripted", USER_KINDS, "--user")
+    unknown = Task(id="no-such-task", domain="tiny_library", difficulty="easy", actions=[],
+                   user=UserSpec(opening="Hello.", instruction="Ask for nothing."))
+    with pytest.raises(UsageError) as local:
+        await EpisodePlayer(config, HostConnection(control, "local", None), None, agent, user).play(unknown, 0)
+    job = EpisodeJob(config, agent, user, control.base_url, hosts.token, "local")
+    with anyio.fail_after(60), pytest.raises(UsageError) as on_ray:
+        await run_as_ray_tasks(job, [(unknown, 0)], chunks=1, concurrency=1, reach=control.base_url,
+                               failed=lambda item, reason: unplayed(config, *item, InfraKind.transport, reason))
+    assert (type(on_ray.value), str(on_ray.value)) == (type(local.value), str(local.value))
+    assert "no-such-task" in str(local.value)
 
 
 async def test_a_killed_actor_loses_only_its_episodes_and_new_ones_keep_working(

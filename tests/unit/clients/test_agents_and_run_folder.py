@@ -1,4 +1,5 @@
-"""Random agent arguments, role specs, the --domains spelling, and a run folder that survives a kill."""
+"""Random agent arguments, role specs, the --domains spelling, a run folder that survives a kill, and the
+folders an eval's Ray tasks are given."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 from scaleenv_mcp.clients.agents.random_agent import sample_value
 from scaleenv_mcp.clients.cli import spread_domains
 from scaleenv_mcp.clients.models import EpisodeRecord, EpisodeStatus, EpisodeTrace
+from scaleenv_mcp.clients.on_ray import EpisodeJob
+from scaleenv_mcp.clients.results import EvalConfig
 from scaleenv_mcp.clients.specs import AGENT_KINDS, USER_KINDS, parse_role
 from scaleenv_mcp.clients.store import RunStore
 from scaleenv_mcp.errors import UsageError
@@ -59,3 +62,15 @@ def test_a_torn_last_line_is_cut_and_the_last_record_of_a_key_wins(tmp_path: Pat
     store.append(_record("a", 0.0), EpisodeTrace(key="a", domain="d", task_id="a", trial=0))
     assert {k: r.reward for k, r in store.records().items()} == {"a": 0.0, "b": 0.0}
     assert all(json.loads(line) for line in store.records_path.read_text().splitlines())
+
+
+def test_eval_ray_tasks_get_the_run_and_cache_folders_as_absolute_paths(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    # a Ray task opens the LLM cache on its own node, in a worker whose working directory is Ray's choice
+    monkeypatch.chdir(tmp_path)
+    agent, user = parse_role("openai:m", AGENT_KINDS, "--agent"), parse_role("scripted", USER_KINDS, "--user")
+    default = EpisodeJob(EvalConfig(domains=["x"], agent="openai:m", out=Path("runs/a")), agent, user, "u", "t", "v")
+    assert (default.config.out, default.config.cache_dir) == (tmp_path / "runs" / "a", None)  # cache: OUT/llm-cache
+    given = EpisodeJob(EvalConfig(domains=["x"], agent="openai:m", out=Path("runs/a"), cache_dir=Path("cache")),
+                       agent, user, "u", "t", "v")
+    assert given.config.cache_dir == tmp_path / "cache"

@@ -17,6 +17,25 @@ FIXTURE_DOMAINS = Path(__file__).parent / "fixtures" / "domains"
 REPO = Path(__file__).parent.parent
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse ``pytest -n`` on a pytest whose pytest-xdist ignores ``xdist_group`` (pytest 9.2 with
+    pytest-xdist 3.8 and older: pytest-dev/pytest-xdist#1386): the run would go on, but with the Ray
+    modules starting clusters on every worker at once and module fixtures built once per worker. The
+    test extra pins pytest below 9.2; this says so when another pytest is installed."""
+    if config.getoption("dist", None) != "loadgroup" or not config.getoption("numprocesses", None):
+        return
+    import xdist
+
+    if _version(pytest.__version__) >= (9, 2) and _version(xdist.__version__) <= (3, 8):
+        raise pytest.UsageError(f"pytest {pytest.__version__} with pytest-xdist {xdist.__version__} ignores the "
+                                "xdist_group marks this suite relies on (pytest-dev/pytest-xdist#1386): "
+                                "python3 -m pip install -e \".[test]\" installs a pytest that keeps them")
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:2] if part.isdigit())
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Long tests first (stable otherwise): under ``pytest -n`` a long test drawn near the end of the
     queue runs alone while the other workers sit idle, and the whole run waits for it. Among them, a

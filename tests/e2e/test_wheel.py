@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("wheel")
+
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = sorted(p.parent.name for p in (REPO / "domains").glob("*/domain.json")) if (REPO / "domains").is_dir() else []
 

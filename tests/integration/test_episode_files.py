@@ -30,7 +30,8 @@ from scaleenv_mcp.settings import HostSettings
 from tests.support_processes import scaleenv_serve
 from tests.unit.clients.library_tasks import library_master  # noqa: F401 - fixture
 
-pytestmark = pytest.mark.anyio
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = [pytest.mark.anyio, pytest.mark.xdist_group("episode_files")]
 
 SCALEENV = [sys.executable, "-m", "scaleenv_mcp"]
 LIMIT = 256 * 1024  # the first host's request body limit (the 413 case)

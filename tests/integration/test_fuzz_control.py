@@ -32,6 +32,9 @@ from schemathesis.specs.openapi.checks import (
 
 from scaleenv_mcp.soak.served import ServedHost
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("fuzz_control")
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "domains"
 SHORT = settings(max_examples=150, derandomize=True, deadline=None, database=None,
                  suppress_health_check=list(HealthCheck))

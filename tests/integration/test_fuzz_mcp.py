@@ -25,6 +25,9 @@ from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.run import classify
 from scaleenv_mcp.soak.served import ServedHost
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("fuzz_mcp")
+
 REPO = Path(__file__).resolve().parents[2]
 DOMAINS = ["tiny_library", "project_management"]
 SHORT = settings(max_examples=60, derandomize=True, deadline=None, database=None,

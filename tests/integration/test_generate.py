@@ -31,6 +31,9 @@ from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.settings import HostSettings
 from tests.support_llm_server import FakeLLM, running_fake_llm
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("generate")
+
 TOOLS = ["book_appointment", "cancel_appointment", "find_pets", "get_pet", "register_pet"]
 
 

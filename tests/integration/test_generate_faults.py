@@ -25,6 +25,9 @@ from scaleenv_mcp.generator.roles import RoleSettings, RolesFile, resolve_roles
 from scaleenv_mcp.generator.stages.context import GenerateSettings
 from tests.support_llm_server import FakeLLM, Fault
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("generate_faults")
+
 
 def _generate(fake: FakeLLM, root: Path, structured: str = "auto",
               **overrides: object) -> tuple[GenerationReport, int, Path]:

@@ -23,7 +23,7 @@ from scaleenv_mcp.domain.catalog import resolve_domain_path
 from scaleenv_mcp.errors import EnvironmentFaultError
 from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.verifier.verify import verify_domain
-from tests.support_ray import leave_shared_cluster
+from tests.support_ray import leave_shared_cluster, wait_for_free_cpus
 
 ray = pytest.importorskip("ray")
 cluster_utils = pytest.importorskip("ray.cluster_utils")
@@ -34,18 +34,29 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.xdist_group("ray"
 NODE = {"num_cpus": 1, "object_store_memory": 100 * 1024 * 1024}
 
 
-@pytest.fixture
-def two_nodes() -> Iterator[tuple[Any, Any]]:
+@pytest.fixture(scope="module")
+def head() -> Iterator[Any]:
+    """The module's cluster: a head node of one CPU, joined by a fresh node for each test (a test removes it)."""
     leave_shared_cluster()  # the other Ray modules' one-node cluster, if this process started it
     cluster = cluster_utils.Cluster(initialize_head=True, head_node_args={**NODE, "include_dashboard": False})
-    node = cluster.add_node(**NODE)
-    cluster.wait_for_nodes()
     ray.init(address=cluster.address, log_to_driver=False, configure_logging=False)
     try:
-        yield cluster, node
+        yield cluster
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+@pytest.fixture
+def two_nodes(head: Any) -> Iterator[tuple[Any, Any]]:
+    node = head.add_node(**NODE)
+    head.wait_for_nodes()
+    wait_for_free_cpus(2)  # the new node's CPU, and the head's back from the last test's actors
+    try:
+        yield head, node
+    finally:
+        if node in head.worker_nodes:  # the test ended before removing it
+            head.remove_node(node)
 
 
 async def test_a_node_leaving_mid_verify_fails_only_its_tasks_saying_why(two_nodes: tuple[Any, Any]):

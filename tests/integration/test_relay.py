@@ -29,6 +29,9 @@ from scaleenv_mcp.generator.roles import RolesFile, resolve_roles
 from scaleenv_mcp.generator.stages.context import GenerateSettings
 from tests.support_relay_answerer import Answerer, answering, scripted_answer
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("relay")
+
 MODEL = "relay-test-model"
 
 

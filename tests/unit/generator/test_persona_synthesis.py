@@ -15,6 +15,9 @@ from scaleenv_mcp.generator.tasks import synthesize_tasks
 from scaleenv_mcp.verifier.realism import task_problems
 from scaleenv_mcp.verifier.verify import verify_domain
 
+# one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
+pytestmark = pytest.mark.xdist_group("persona_synthesis")
+
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "acting_domains" / "lending_desk"
 
 

@@ -63,7 +63,9 @@ class _TwoArguments(Exception):
 
 @dataclass(frozen=True)
 class _Raising:
-    """Item 0 returns at once, item 3 raises ``UsageError`` 0.2 s in, every other item takes a minute;
+    """Item 0 returns at once, item 2 raises ``UsageError`` 0.2 s in, every other item takes a minute (the
+    chunks are 0, 2, 4 and 1, 3, 5: item 0 is returned before item 2 raises in the same Ray task, whenever
+    Ray starts either task);
     with ``open_fails``, opening the job raises ``_TwoArguments`` instead."""
 
     open_fails: bool = False
@@ -74,9 +76,9 @@ class _Raising:
             raise _TwoArguments("no_client", "the job could not open")
 
         async def one(item: int) -> int:
-            if item == 3:
+            if item == 2:
                 await asyncio.sleep(0.2)
-                raise UsageError("three is refused")
+                raise UsageError("two is refused")
             if item:
                 await asyncio.sleep(60)
             return item * 10
@@ -126,8 +128,8 @@ async def test_an_items_own_error_stops_the_run_as_raised_and_cancels_the_rest_a
         await run_as_ray_tasks(_Raising(), list(range(6)), chunks=2, concurrency=6, reach=LOOPBACK,
                                failed=failing, on_result=lambda index, _: arrived.append(index))
     # what the job's code raised, its type and message, not Ray's wrapping of it (RayTaskError(UsageError))
-    assert type(raised.value) is UsageError and str(raised.value) == "three is refused"
-    assert any(note.startswith("raised in a Ray task (pid ") and "three is refused" in note
+    assert type(raised.value) is UsageError and str(raised.value) == "two is refused"
+    assert any(note.startswith("raised in a Ray task (pid ") and "two is refused" in note
                for note in getattr(raised.value, "__notes__", [])), raised.value
     assert arrived == [0] and failed == []  # what finished before was delivered; nothing became a failure
 

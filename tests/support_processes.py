@@ -1,5 +1,6 @@
 """Starting a real `scaleenv serve` for tests, stopping the processes tests start (the way a person
-would, Ctrl-C, then by force), and reading a process's parent."""
+would, Ctrl-C, then by force), waiting for a stopped host's processes to be gone, and reading a process's
+parent."""
 
 from __future__ import annotations
 
@@ -8,10 +9,24 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["interrupt", "parent_pid", "scaleenv_serve"]
+__all__ = ["GONE_WITHIN", "interrupt", "left_after", "parent_pid", "scaleenv_serve"]
+
+GONE_WITHIN = 15.0  # seconds, generous: a worker's death signal acts at once, its watchdog within a second
+
+
+def left_after(tag: str, seconds: float = GONE_WITHIN) -> list[int]:
+    """The processes a host tagged ``tag`` started that are still alive ``seconds`` after now (sooner, once
+    none is): a host's workers die with it, but a moment after it, so a check made at once can race them."""
+    from scaleenv_mcp.soak.served import tagged_processes
+
+    deadline = time.monotonic() + seconds
+    while (left := tagged_processes(tag)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
 
 
 def parent_pid(pid: int) -> int:

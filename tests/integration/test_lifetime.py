@@ -21,20 +21,11 @@ import httpx
 import pytest
 
 from scaleenv_mcp.soak.raw_mcp import RawMcpSession
-from scaleenv_mcp.soak.served import TAG_VARIABLE, ServedHost, tagged_processes, worker_processes
+from scaleenv_mcp.soak.served import TAG_VARIABLE, ServedHost, worker_processes
 from tests.support_hostile import hostile_copy
+from tests.support_processes import left_after
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "domains"
-DEADLINE = 15.0  # generous: the death signal acts at once, the watchdog within a second
-
-
-def _gone(tag: str) -> list[int]:
-    deadline = time.monotonic() + DEADLINE
-    while (left := tagged_processes(tag)) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    return left
-
-
 def _cpu_ticks(pid: int) -> int:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -50,7 +41,7 @@ _WITHOUT = {
     "death_signal": "lifetime._set_parent_death_signal = lambda: False\n",
     "watchdog": "lifetime._watch = lambda parent_pid, fd: None\n",
 }
-CALL_BUDGET = 4.0  # seconds; the worker's own alarm then fires at 4 x 1.25 + 2 = 7 s, inside DEADLINE
+CALL_BUDGET = 4.0  # seconds; the worker's own alarm then fires at 4 x 1.25 + 2 = 7 s, inside tests.support_processes.GONE_WITHIN
 
 
 def _guards_off(directory: Path, guards: tuple[str, ...]) -> dict[str, str]:
@@ -98,7 +89,7 @@ def test_killed_host_leaves_no_worker_behind_while_a_call_loops(tmp_path: Path, 
             served.process.send_signal(signal.SIGTERM)
             served.process.wait(timeout=30)
         served.kill()
-    assert _gone(served.tag) == []
+    assert left_after(served.tag) == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds processes through /proc")
@@ -117,4 +108,4 @@ def test_killed_validate_leaves_no_worker_behind(tmp_path: Path):
     finally:
         process.send_signal(signal.SIGKILL)
         process.wait(timeout=30)
-    assert _gone(tag) == []
+    assert left_after(tag) == []

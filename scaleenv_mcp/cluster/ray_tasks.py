@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlsplit
 
+from scaleenv_mcp.cluster.hosts import ray_cause
 from scaleenv_mcp.cluster.requirement import import_ray
 from scaleenv_mcp.gathering import gather_all
 
@@ -229,7 +230,7 @@ async def run_as_ray_tasks(job: RayJob[Item, Result], items: Sequence[Item], *, 
                 deliver(indices[position], result)
             finished = True
         except ray.exceptions.RayTaskError as error:  # code of the chunk itself raised: a bug, not Ray's failure
-            raised = error.cause if isinstance(error.cause, BaseException) else error
+            raised = ray_cause(error)
             finished = True
         except (ray.exceptions.RayError, asyncio.TimeoutError, StopAsyncIteration) as error:
             reason = (f"Ray did not start the task running it within {START_SECONDS:g} s"

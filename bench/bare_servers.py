@@ -1,8 +1,12 @@
 """Baselines for the call benchmark: bare MCP servers that run the same tool code inline.
 
-``python bench/bare_servers.py lowlevel|fastmcp DOMAIN_DIR PORT`` serves every tool of the
-domain from one in-process SQLite copy of the seed, with no workers, no validation of
-arguments, no trace: the floor our host is measured against.
+``python bench/bare_servers.py lowlevel|fastmcp|isolated DOMAIN_DIR PORT`` serves every tool of the
+domain from one SQLite copy of the seed, with no validation of arguments and no trace. ``lowlevel``
+and ``fastmcp`` run the tool code inline: the floor our host is measured against. ``isolated`` is
+the low-level server with the tool code moved out of its process, into our worker processes (one
+episode per worker, calls spread over them in turn): the floor of any server that keeps tool code
+out of the serving process as ours must (docs/threat-model.md), so a ratio against ``lowlevel``
+splits into what isolation costs and what the rest of our host adds.
 """
 
 from __future__ import annotations
@@ -53,6 +57,50 @@ def lowlevel_server(domain_dir: Path):
     return Server("bare-lowlevel", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
+def isolated_server(domain_dir: Path):
+    """The low-level server calling our worker processes: only the worker hop added to ``lowlevel``."""
+    import itertools
+
+    from mcp.server import Server
+
+    from scaleenv_mcp.workers.pool import WorkerPool
+    from scaleenv_mcp.workers.protocol import OK, TOOL_ERROR, CallReply, DomainBundle
+
+    package = load_domain(domain_dir)
+    manifest = package.manifest
+    tools = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+                        output_schema=t.output_schema) for t in manifest.tools]
+    bundle = DomainBundle(package.content_hash, manifest.model_dump_json(), package.schema_sql, package.seed,
+                          package.tools_source)
+    pool = WorkerPool()  # one worker per core, as the host's default
+    turns: itertools.cycle[Any] | None = None
+
+    async def episodes() -> itertools.cycle[Any]:
+        nonlocal turns
+        if turns is None:
+            pool.start()
+            for worker in pool.workers:
+                await worker.request(("domain", bundle), 60)
+                await worker.request(("open", "bench", package.content_hash, "", [], None, []), 60)
+            turns = itertools.cycle(pool.workers)
+        return turns
+
+    async def list_tools(context, params):
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(context, params):
+        worker = next(await episodes())
+        status, payload = await worker.request(("call", "bench", params.name, params.arguments or {}), 30.0)
+        reply = CallReply(*payload) if status == OK else CallReply(status, message=str(payload))
+        if reply.status != OK:
+            text = reply.message if reply.status == TOOL_ERROR else f"fault: {reply.message}"
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text or "")], is_error=True)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=reply.result_json or "")],
+                                    structured_content=json.loads(reply.result_json or "{}"))
+
+    return Server("bare-isolated", on_list_tools=list_tools, on_call_tool=call_tool)
+
+
 def lowlevel_app(domain_dir: Path):
     return lowlevel_server(domain_dir).streamable_http_app(json_response=True)
 
@@ -91,6 +139,7 @@ if __name__ == "__main__":
 
         anyio.run(lowlevel_stdio, domain)
     else:
-        app = lowlevel_app(domain) if kind == "lowlevel" else fastmcp_app(domain)
+        app = {"lowlevel": lowlevel_app, "fastmcp": fastmcp_app,
+               "isolated": lambda d: isolated_server(d).streamable_http_app(json_response=True)}[kind](domain)
         uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[3]), log_level="warning", access_log=False,
                     timeout_keep_alive=120, http=os.environ.get("SCALEENV_HTTP_PARSER", "auto"))  # as our host reads it

@@ -1,5 +1,6 @@
-"""HTTP tool calls in interleaved rounds: the bare low-level server, this checkout's host and,
-with ``--baseline``, another checkout's host, all running at once and driven in turn (#25).
+"""HTTP tool calls in interleaved rounds: the bare low-level server, the same server with its tool
+code in our worker processes (``isolated``: the floor isolation sets), this checkout's host and, with
+``--baseline``, another checkout's host, all running at once and driven in turn (#25).
 
 The machine is shared and noisy, so one pass per server (``bench.calls.bench_http``) can put a
 burst of someone else's load on one server only. Here every round drives each server at each
@@ -37,6 +38,7 @@ def bench_interleaved(domain_dir: Path, state_dir: Path, baseline: Path | None =
     servers: dict[str, tuple[subprocess.Popen, str]] = {}
     try:
         servers["lowlevel"] = start_server("lowlevel", domain_dir, free_port(), state_dir, http_parser=http_parser)
+        servers["isolated"] = start_server("isolated", domain_dir, free_port(), state_dir, http_parser=http_parser)
         servers["scaleenv"] = start_server("scaleenv", domain_dir, free_port(), state_dir, http_parser=http_parser)
         if baseline is not None:  # a checkout before settings.http_parser takes uvicorn's auto choice
             servers["baseline"] = start_server("scaleenv", domain_dir, free_port(), state_dir / "baseline", baseline,
@@ -67,6 +69,10 @@ def bench_interleaved(domain_dir: Path, state_dir: Path, baseline: Path | None =
                 [r[name][level]["server_cpu_ms_per_call"] / r["lowlevel"][level]["server_cpu_ms_per_call"] for r in per_round])
             ratios[f"{name}/lowlevel calls_per_s@{level}"] = _summary(
                 [r[name][level]["calls_per_s"] / r["lowlevel"][level]["calls_per_s"] for r in per_round])
+    for level in levels:  # what our host adds over the isolation floor
+        ratios[f"scaleenv/isolated server_cpu@{level}"] = _summary(
+            [r["scaleenv"][level]["server_cpu_ms_per_call"] / r["isolated"][level]["server_cpu_ms_per_call"]
+             for r in per_round])
     if baseline is not None:
         for level in levels:
             ratios[f"scaleenv/baseline server_cpu@{level}"] = _summary(

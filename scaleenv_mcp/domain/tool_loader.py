@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
+import marshal
 import traceback
 import types
 from collections.abc import Callable, Mapping, Sequence
@@ -33,7 +35,8 @@ from pydantic import BaseModel, Field
 from scaleenv_mcp.domain.policy import ALLOWED_BUILTINS, ALLOWED_IMPORTS, PolicyReport, PolicyViolation, compile_checked
 from scaleenv_mcp.errors import DomainError
 
-__all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "parse_tools", "tool_signature"]
+__all__ = ["ParamInfo", "ToolLoadError", "ToolSignature", "checked_code", "load_tool_functions", "parse_tools",
+           "tool_signature"]
 
 
 class ToolLoadError(DomainError):
@@ -67,7 +70,23 @@ class ToolSignature(BaseModel):
     params: list[ParamInfo] = Field(description="Parameters after ctx, in declaration order (keyword-only last).")
 
 
-def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> dict[str, Callable[..., dict[str, Any]]]:
+@functools.lru_cache(maxsize=64)
+def checked_code(source: str, filename: str = "tools.py") -> tuple[PolicyReport, bytes | None]:
+    """The policy's report on ``source`` and, when it passed, the code compiled from the tree it checked,
+    marshalled for a worker (None when refused). Cached: treat the report as read-only.
+
+    The host checks a domain's source once per process (here) and its workers run the very code
+    that was checked (``load_tool_functions(..., checked=...)``), instead of each worker checking
+    and compiling it again: a worker loads every domain it serves, and the check and compile took
+    0.1-0.2 s of its CPU per domain. A refused source sends no code, so the worker's own load reports
+    the refusal as it always has. The bytes come from the host, which is trusted; they hold code
+    only (a marshalled code object runs nothing until ``_execute_module`` runs it, restricted)."""
+    report, code = compile_checked(source, filename)
+    return report, None if code is None else marshal.dumps(code)
+
+
+def load_tool_functions(source: str, filename: str, tool_names: list[str],
+                        checked: bytes | None = None) -> dict[str, Callable[..., dict[str, Any]]]:
     """Check, compile and execute a tools module; return the named tool functions.
 
     Use it wherever tool code must run (workers, the procedural-test engine). Helper
@@ -78,6 +97,8 @@ def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> di
         source: the text of ``tools.py``.
         filename: the name used in errors and tracebacks.
         tool_names: the tools the manifest declares.
+        checked: ``checked_code(source, filename)`` from the host, which ran the policy over this
+            source: executed as it is, without checking and compiling again.
 
     Returns:
         Tool name -> plain function defined in the module, first parameter ``ctx``.
@@ -86,9 +107,13 @@ def load_tool_functions(source: str, filename: str, tool_names: list[str]) -> di
         ToolLoadError: the policy refused the source (all violations listed), executing
             the module raised, or a tool is missing or is not a ``def name(ctx, ...)``.
     """
-    report, code = compile_checked(source, filename)
-    if code is None:
-        raise refusal(report)
+    if checked is not None:
+        code = marshal.loads(checked)
+    else:
+        report, compiled = compile_checked(source, filename)
+        if compiled is None:
+            raise refusal(report)
+        code = compiled
     return tool_functions(_execute_module(code, filename), filename, tool_names)
 
 

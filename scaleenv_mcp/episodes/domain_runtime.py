@@ -16,6 +16,7 @@ import jsonschema
 from scaleenv_mcp.domain.loader import DomainPackage
 from scaleenv_mcp.domain.schema_code import compile_check
 from scaleenv_mcp.domain.schema_limits import bounded_schema
+from scaleenv_mcp.domain.tool_loader import checked_code
 from scaleenv_mcp.workers.protocol import DomainBundle
 
 __all__ = ["DomainRuntime", "describe_argument_error"]
@@ -73,6 +74,7 @@ class DomainRuntime:
             schema_sql=package.schema_sql,
             seed=package.seed,
             tools_source=package.tools_source,
+            tools_code=checked_code(package.tools_source, "tools.py")[1],  # checked here once, not per worker
         )
         self.input_schemas: dict[str, dict[str, Any]] = {
             t.name: bounded_schema(t.input_schema) for t in package.manifest.tools

@@ -26,7 +26,8 @@ from pydantic import ValidationError
 from scaleenv_mcp.domain.cases import CaseOutcome, TestSuite, ToolCase
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.manifest import DomainManifest
-from scaleenv_mcp.domain.policy import POLICY_VERSION, check_policy
+from scaleenv_mcp.domain.policy import POLICY_VERSION
+from scaleenv_mcp.domain.tool_loader import checked_code
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
 from scaleenv_mcp.errors import DomainError
 from scaleenv_mcp.procedural.cache import VALIDATOR_VERSION, ValidationCache, validation_key
@@ -151,7 +152,7 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
         report.findings.append(Finding(check="load", file=error.file, reason=error.message))
         return report
     report.domain, report.package_hash = package.slug, package.content_hash
-    policy = check_policy(package.tools_source, "tools.py")
+    policy = checked_code(package.tools_source, "tools.py")[0]  # the check the workers' code comes from
     report.findings += [Finding(check="policy", file=v.file, line=v.line, reason=f"{v.rule}: {v.reason}")
                         for v in policy.violations]
     try:

@@ -42,6 +42,7 @@ class DomainBundle:
     seed: dict[str, list[dict[str, Any]]]
     tools_source: str
     base_hash: str | None = None  # a variant (validation's mutants): same data as this loaded bundle
+    tools_code: bytes | None = None  # tool_loader.checked_code(tools_source): run as checked in the host
 
 
 class CallReply(NamedTuple):

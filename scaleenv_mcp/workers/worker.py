@@ -56,7 +56,7 @@ class _LoadedDomain:
         names = [t.name for t in self.manifest.tools]
         self.functions: dict[str, Callable[..., Any]] = load_variant(
             base.functions, base.bundle.tools_source, bundle.tools_source, "tools.py", names,
-        ) if base else load_tool_functions(bundle.tools_source, "tools.py", names)
+        ) if base else load_tool_functions(bundle.tools_source, "tools.py", names, bundle.tools_code)
         self.output_checks: dict[str, OutputCheck] = base.output_checks if base else {
             t.name: OutputCheck(t.output_schema, check_outputs) for t in self.manifest.tools
         }

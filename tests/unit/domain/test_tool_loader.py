@@ -15,7 +15,7 @@ import pytest
 
 from scaleenv_mcp.domain import tool_loader
 from scaleenv_mcp.domain.policy import check_policy
-from scaleenv_mcp.domain.tool_loader import ParamInfo, ToolLoadError, load_tool_functions, tool_signature
+from scaleenv_mcp.domain.tool_loader import ParamInfo, ToolLoadError, checked_code, load_tool_functions, tool_signature
 from scaleenv_mcp.errors import ConflictError, DomainError, InvalidArgumentError, NotFoundError
 
 ORDERS = textwrap.dedent(
@@ -262,6 +262,24 @@ def test_runtime_builtins_are_restricted() -> None:
     assert scratch["loads"]("[1]") == [1]
 
 
+def test_code_checked_in_the_host_loads_as_the_source_does_and_just_as_restricted() -> None:
+    """A worker given the host's checked code (``checked_code``) runs it without checking again: the
+    same tools, the same restricted builtins; a refused source sends no code at all."""
+    report, code = checked_code(ORDERS, "tools.py")
+    assert report.ok and code is not None
+    from_code = load_tool_functions(ORDERS, "tools.py", ORDER_TOOLS, checked=code)
+    from_source = load_tool_functions(ORDERS, "tools.py", ORDER_TOOLS)
+    assert from_code.keys() == from_source.keys()
+    assert from_code["find_orders"].__code__.co_code == from_source["find_orders"].__code__.co_code
+    assert set(from_code["find_orders"].__globals__["__builtins__"]) == set(from_source["find_orders"].__globals__["__builtins__"])
+    assert "open" not in from_code["find_orders"].__globals__["__builtins__"]
+    refused = ORDERS + "\nimport os\n"
+    report, code = checked_code(refused, "tools.py")
+    assert code is None and [v.rule for v in report.violations]
+    with pytest.raises(ToolLoadError, match="refused by the tool policy"):
+        load_tool_functions(refused, "tools.py", ORDER_TOOLS, checked=code)
+
+
 def test_each_load_gets_a_fresh_namespace() -> None:
     first = load_tool_functions(ORDERS, "tools.py", ORDER_TOOLS)["find_orders"]
     second = load_tool_functions(ORDERS, "tools.py", ORDER_TOOLS)["find_orders"]
@@ -348,5 +366,5 @@ def test_tool_signature_refuses_what_a_schema_cannot_describe(source: str, messa
 
 
 def test_public_api_is_pinned() -> None:
-    assert sorted(tool_loader.__all__) == ["ParamInfo", "ToolLoadError", "ToolSignature", "load_tool_functions", "parse_tools",
-                                         "tool_signature"]
+    assert sorted(tool_loader.__all__) == ["ParamInfo", "ToolLoadError", "ToolSignature", "checked_code",
+                                           "load_tool_functions", "parse_tools", "tool_signature"]

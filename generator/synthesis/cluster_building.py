@@ -23,7 +23,7 @@ from typing import Any
 from scaleenv_mcp.cluster.hosts import RayHosts, RaySlot, ray_cause
 from scaleenv_mcp.cluster.requirement import import_ray
 from scaleenv_mcp.domain.loader import DomainPackage
-from scaleenv_mcp.errors import EnvironmentFaultError, ScaleEnvError
+from scaleenv_mcp.errors import EnvironmentFaultError
 from scaleenv_mcp.gathering import gather_all
 from scaleenv_mcp.generator.synthesis.building import BuilderSummary, BuildRound, RoundResult, StartBuilder
 from scaleenv_mcp.settings import HostSettings
@@ -61,12 +61,12 @@ class ClusterBuilds:
         async with RayHosts.running(settings, domains=[str(package.path)], hosts=hosts, address=address,
                                     max_restarts=0) as cluster:
             opener = StartBuilder(package.slug, seed, in_flight)
-            summaries = await gather_all(_on(slot, "open_job", key, opener) for slot in cluster.slots)
-            for slot, summary in zip(cluster.slots, summaries):
-                if summary.package_hash != package.content_hash:
-                    raise EnvironmentFaultError(f"{slot.name} serves another version of {package.slug} "
-                                                f"({summary.package_hash[:12]}, here {package.content_hash[:12]})")
-            try:
+            try:  # from the first open: an open that fails, or a version that differs, closes the others' jobs
+                summaries = await gather_all(_on(slot, "open_job", key, opener) for slot in cluster.slots)
+                for slot, summary in zip(cluster.slots, summaries):
+                    if summary.package_hash != package.content_hash:
+                        raise EnvironmentFaultError(f"{slot.name} serves another version of {package.slug} "
+                                                    f"({summary.package_hash[:12]}, here {package.content_hash[:12]})")
                 yield cls(cluster, key, summaries[0])
             finally:
                 with contextlib.suppress(Exception):  # the actors stop next anyway; a dead one has nothing to close
@@ -99,8 +99,8 @@ async def _on(slot: RaySlot, method: str, *args: Any) -> Any:
         return await getattr(slot.actor, method).remote(*args)
     except ray.exceptions.RayTaskError as error:
         cause = ray_cause(error)
-        if isinstance(cause, ScaleEnvError):
-            raise cause from None
+        if cause is not error and not isinstance(cause, ray.exceptions.RayError):
+            raise cause from None  # what the actor's code raised (a project error, or a bug), as a local run raises it
         raise EnvironmentFaultError(f"{method} on {slot.name} failed: {type(cause).__name__}: "
                                     f"{str(cause).strip().splitlines()[0] if str(cause).strip() else ''}") from None
     except ray.exceptions.RayError as error:  # the actor died: its process, or its node, is gone

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
+import logging
 import os
 import secrets
 import tempfile
@@ -38,6 +39,7 @@ JobOpener = Callable[[Host], Awaitable[Any]]  # builds a job's state against the
 JobWork = Callable[[Any], Awaitable[Any]]  # one piece of work on that state; its result goes back to the caller
 
 _WILDCARDS = ("0.0.0.0", "::", "")
+log = logging.getLogger("scaleenv.cluster")
 
 
 def node_bind_address(host: str) -> str:
@@ -181,7 +183,12 @@ class HostActor:
         return len(await self._running().list_episodes())
 
     async def stop(self) -> None:
-        """Close the listeners and the host (its workers end with it)."""
+        """Close the jobs still open, then the listeners and the host (its workers end with it)."""
+        for key in list(self._jobs):
+            try:
+                await self.close_job(key)
+            except Exception:  # one job's close must not keep the host from stopping
+                log.exception("closing job %s of a stopping host actor failed", key)
         if self._stack is not None:
             await self._stack.aclose()
         self._stack = self._host = self._address = None

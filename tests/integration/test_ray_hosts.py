@@ -39,6 +39,7 @@ from scaleenv_mcp.cluster.ray_tasks import run_as_ray_tasks
 from scaleenv_mcp.control_client import ControlClient
 from scaleenv_mcp.domain.task import Task, UserSpec
 from scaleenv_mcp.errors import EpisodeLostError, EpisodeNotFoundError, UnknownToolError, UsageError
+from scaleenv_mcp.generator.synthesis.cluster_building import _on as on_actor
 from scaleenv_mcp.host.control_models import EpisodeInfo
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.server import EPISODE_META_KEY
@@ -297,15 +298,18 @@ class _Borrowing:
 @dataclass(frozen=True)
 class _OpenBorrowing:
     """An opener: a tiny_library episode on the actor's host, after ``pause`` seconds; with ``fails``, a
-    ``UsageError`` instead."""
+    ``UsageError`` instead, with ``bug`` a ``ValueError``."""
 
     pause: float = 0.0
     fails: bool = False
+    bug: bool = False  # a ValueError instead: what a bug of ours would raise
 
     async def __call__(self, host: Host) -> _Borrowing:
         await asyncio.sleep(self.pause)
         if self.fails:
             raise UsageError("the opener refused")
+        if self.bug:
+            raise ValueError("a bug in the opener")
         return _Borrowing(host, (await host.create_episode("tiny_library")).id)
 
 
@@ -386,6 +390,13 @@ async def test_an_opener_or_work_that_raises_reaches_the_caller_and_the_job_is_a
     assert type(broken) is UnknownToolError and "no_such_tool" in str(broken)
     assert (await actor.in_job.remote(key, _Call()))[:2] == ({"total": 6}, 1)  # the job still works
     await actor.close_job.remote(key)
+    # synthesis on Ray calls the actors through cluster_building's _on: what the actor's code raised reaches
+    # the run as itself, as in a local run (a bug as the bug, not an environment fault); only Ray's own
+    # failures (an actor or node lost) become one
+    with pytest.raises(ValueError, match="^a bug in the opener$"):
+        await on_actor(hosts.slots[0], "open_job", key, _OpenBorrowing(bug=True))
+    with pytest.raises(UsageError, match="^the opener refused$"):
+        await on_actor(hosts.slots[0], "open_job", key, _OpenBorrowing(fails=True))
 
 
 async def test_an_episode_that_raises_on_ray_stops_the_run_with_what_it_raises_locally(

@@ -19,7 +19,7 @@ def bench(
     only: Annotated[str | None, typer.Option(
         help="'validation': only time to verdict on hostile packages; 'state': only fingerprint and diff from change "
              "sets; 'startup': only the first-five-minutes timings (#28); 'calls': only HTTP tool calls, in interleaved "
-             "rounds against the bare server (#25); 'profile': the per-call CPU split (--profile); 'episodes': creation and memory of 143 KB and 1.2 MB episodes; 'ui': only the web view's list of 10,000 live episodes (#24); "
+             "rounds against the bare server and the isolation floor, that server with its tool code in our workers (#25); 'profile': the per-call CPU split (--profile); 'episodes': creation and memory of 143 KB and 1.2 MB episodes; 'ui': only the web view's list of 10,000 live episodes (#24); "
              "'stall': only how long a runaway call stalls the episodes on its worker, stall_after 0 against the default (#29 "
              "item 5; also writes docs/reliability-stall.json and renders docs/reliability.md again); "
              "'scaling': only calls/s and CPU per call on 1, 2 (more on bigger machines) Ray host actors against as "

@@ -8,6 +8,8 @@ same ones ``tools/list`` serves.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 from typing import Any
 
@@ -68,14 +70,17 @@ class DomainRuntime:
     def __init__(self, package: DomainPackage) -> None:
         self.package = package
         self.manifest = package.manifest
+        # What workers load the domain from; it carries the code the host's policy check compiled once
+        # ``worker_bundle()`` has run (until then a worker checks and compiles the source itself).
         self.bundle = DomainBundle(
             content_hash=package.content_hash,
             manifest_json=package.manifest.model_dump_json(),
             schema_sql=package.schema_sql,
             seed=package.seed,
             tools_source=package.tools_source,
-            tools_code=checked_code(package.tools_source, "tools.py")[1],  # checked here once, not per worker
         )
+        self._refused = False
+        self._checking: asyncio.Future[tuple[Any, bytes | None]] | None = None
         self.input_schemas: dict[str, dict[str, Any]] = {
             t.name: bounded_schema(t.input_schema) for t in package.manifest.tools
         }
@@ -83,6 +88,25 @@ class DomainRuntime:
         # the verdict in plain code where the schema allows it; jsonschema only for the message (#25)
         self.argument_checks = {name: compile_check(schema, strict_integer=True)
                                 for name, schema in self.input_schemas.items()}
+
+    async def worker_bundle(self) -> DomainBundle:
+        """The bundle with the tool code the policy check compiled here: checked once per process, in a
+        thread, when the first worker needs the domain, so every later worker load (another worker, a
+        replaced one, an episode moved) runs that code instead of checking and compiling the source again
+        (``tool_loader.checked_code``). Not at start-up: a domain no episode uses costs nothing, and
+        ``serve`` brings domains online as fast as before. A refused source keeps the plain bundle, and
+        the worker's own load reports the refusal."""
+        if self.bundle.tools_code is None and not self._refused:
+            checking = self._checking  # one check for every episode opened meanwhile (a batch opens many)
+            if checking is None or checking.get_loop() is not asyncio.get_running_loop():
+                checking = self._checking = asyncio.ensure_future(
+                    asyncio.to_thread(checked_code, self.package.tools_source, "tools.py"))
+            code = (await asyncio.shield(checking))[1]
+            if code is None:
+                self._refused = True
+            elif self.bundle.tools_code is None:  # the first of the waiters
+                self.bundle = dataclasses.replace(self.bundle, tools_code=code)
+        return self.bundle
 
     @property
     def slug(self) -> str:

@@ -133,7 +133,7 @@ class EpisodeRegistry:
         """Open the episode on ``worker`` from its base and replay; an ``untrusted`` base (an imported
         file's SQLite image) is validated there first (``state.image_check``)."""
         try:
-            await worker.ensure_domain(episode.domain.bundle, self.settings.call_timeout * 6)
+            await worker.ensure_domain(await episode.domain.worker_bundle(), self.settings.call_timeout * 6)
         except DomainLoadError as broken:  # no traceback or path past this point
             raise EnvironmentFaultError(f"domain {episode.domain.slug!r} cannot run its tools: {broken.summary}") from None
         if untrusted:

@@ -21,7 +21,6 @@ import mcp
 from scaleenv_mcp.domain.catalog import find_domains
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
-from scaleenv_mcp.domain.tool_loader import checked_code
 from scaleenv_mcp.episodes import durable
 from scaleenv_mcp.episodes.keyed import KeyedEpisodes
 from scaleenv_mcp.episodes.registry import Episode, EpisodeOrigin, EpisodeRegistry
@@ -41,13 +40,10 @@ log = logging.getLogger("scaleenv.host")
 
 
 def _load_or_error(path: Path) -> DomainPackage | DomainError:
-    """The package at ``path``, its tools checked by the policy (cached for its workers' bundle)."""
     try:
-        package = load_domain(path)
+        return load_domain(path)
     except DomainError as error:
         return error
-    checked_code(package.tools_source, "tools.py")  # here, in the loading thread, not on the event loop
-    return package
 
 
 class Host:

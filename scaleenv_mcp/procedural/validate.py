@@ -167,7 +167,7 @@ async def validate_domain(path: str | Path, *, mutation: bool = True, determinis
     if not policy.ok:
         return report
     specs = {t.name: t for t in package.manifest.tools}
-    bundle = DomainRuntime(package).bundle
+    bundle = await DomainRuntime(package).worker_bundle()  # the code of the policy check above
     rows = {t.name: ToolRow(tool=t.name) for t in package.manifest.tools}
     report.budget = budget if budget is not None else default_budget(len(cases), mutation=mutation,
                                                                       determinism=determinism)

@@ -101,7 +101,11 @@ class DomainRuntime:
             if checking is None or checking.get_loop() is not asyncio.get_running_loop():
                 checking = self._checking = asyncio.ensure_future(
                     asyncio.to_thread(checked_code, self.package.tools_source, "tools.py"))
-            code = (await asyncio.shield(checking))[1]
+            try:
+                code = (await asyncio.shield(checking))[1]
+            except Exception:  # a check that broke here must not stop episodes: the worker checks the source itself
+                self._checking = None
+                return self.bundle
             if code is None:
                 self._refused = True
             elif self.bundle.tools_code is None:  # the first of the waiters

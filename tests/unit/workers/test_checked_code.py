@@ -54,3 +54,17 @@ async def test_the_host_gives_workers_its_checked_code_once_an_episode_needs_the
         assert runtime.bundle.tools_code == checked_code(runtime.package.tools_source, "tools.py")[1]
         for episode in episodes:
             assert (await host.call(episode.id, "tally", {"upto": 4})).result == {"total": 6}
+
+
+async def test_a_check_that_breaks_in_the_host_leaves_workers_checking_the_source(tmp_path, monkeypatch):
+    import scaleenv_mcp.episodes.domain_runtime as domain_runtime
+
+    def broken(source: str, filename: str) -> None:
+        raise RuntimeError("the check broke")
+
+    monkeypatch.setattr(domain_runtime, "checked_code", broken)
+    settings = HostSettings(workers=1, call_timeout=3.0, skip_validation=True, token_file=tmp_path / "token")
+    async with Host.running(settings, [FIXTURE_DOMAINS], ["tiny_library"]) as host:
+        episode = await host.create_episode("tiny_library")
+        assert (await host.call(episode.id, "tally", {"upto": 4})).result == {"total": 6}
+        assert host.registry.domain("tiny_library").bundle.tools_code is None

@@ -3,8 +3,8 @@
 ``python bench/bare_servers.py lowlevel|fastmcp|isolated DOMAIN_DIR PORT`` serves every tool of the
 domain from one SQLite copy of the seed, with no validation of arguments and no trace. ``lowlevel``
 and ``fastmcp`` run the tool code inline: the floor our host is measured against. ``isolated`` is
-the low-level server with the tool code moved out of its process, into our worker processes (one
-episode per worker, calls spread over them in turn): the floor of any server that keeps tool code
+the low-level server with the tool code moved out of its process, into our worker processes (an
+episode per MCP session, sessions dealt to the workers in turn): the floor of any server that keeps tool code
 out of the serving process as ours must (docs/threat-model.md), so a ratio against ``lowlevel``
 splits into what isolation costs and what the rest of our host adds.
 """
@@ -58,9 +58,10 @@ def lowlevel_server(domain_dir: Path):
 
 
 def isolated_server(domain_dir: Path):
-    """The low-level server calling our worker processes: only the worker hop added to ``lowlevel``."""
-    import itertools
+    """The low-level server calling our worker processes: only the worker hop added to ``lowlevel``.
 
+    Like our host, each MCP session gets an episode of its own (a database of its own, on the workers in
+    turn), so the floor pays what per-session state costs a worker (its caches) and not what our host adds."""
     from mcp.server import Server
 
     from scaleenv_mcp.workers.pool import WorkerPool
@@ -73,24 +74,28 @@ def isolated_server(domain_dir: Path):
     bundle = DomainBundle(package.content_hash, manifest.model_dump_json(), package.schema_sql, package.seed,
                           package.tools_source)
     pool = WorkerPool()  # one worker per core, as the host's default
-    turns: itertools.cycle[Any] | None = None
+    sessions: dict[str | None, tuple[Any, str]] = {}  # MCP session id -> (worker, episode id)
 
-    async def episodes() -> itertools.cycle[Any]:
-        nonlocal turns
-        if turns is None:
-            pool.start()
-            for worker in pool.workers:
-                await worker.request(("domain", bundle), 60)
-                await worker.request(("open", "bench", package.content_hash, "", [], None, []), 60)
-            turns = itertools.cycle(pool.workers)
-        return turns
+    async def episode_of(context: Any) -> tuple[Any, str]:
+        request = getattr(context, "request", None)
+        session = request.headers.get("mcp-session-id") if request is not None else None
+        if session not in sessions:
+            if not pool.workers:
+                pool.start()
+                for worker in pool.workers:  # queued now, ahead of anything sent to the worker later
+                    worker.submit(("domain", bundle), 60)
+            worker, episode_id = pool.workers[len(sessions) % len(pool.workers)], f"e{len(sessions)}"
+            sessions[session] = (worker, episode_id)
+            status, payload = await worker.request(("open", episode_id, package.content_hash, "", [], None, []), 60)
+            assert status == OK, payload
+        return sessions[session]
 
     async def list_tools(context, params):
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(context, params):
-        worker = next(await episodes())
-        status, payload = await worker.request(("call", "bench", params.name, params.arguments or {}), 30.0)
+        worker, episode_id = await episode_of(context)
+        status, payload = await worker.request(("call", episode_id, params.name, params.arguments or {}), 30.0)
         reply = CallReply(*payload) if status == OK else CallReply(status, message=str(payload))
         if reply.status != OK:
             text = reply.message if reply.status == TOOL_ERROR else f"fault: {reply.message}"

@@ -36,12 +36,16 @@ def _inline_tools(domain_dir: Path) -> tuple[Any, dict[str, Any], ToolContext, s
     return package.manifest, functions, ToolContext(conn, guard, package.manifest.clock), conn
 
 
+def _tool_list(manifest: Any) -> list[types.Tool]:
+    return [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
+                       output_schema=t.output_schema) for t in manifest.tools]
+
+
 def lowlevel_server(domain_dir: Path):
     from mcp.server import Server
 
     manifest, functions, ctx, conn = _inline_tools(domain_dir)
-    tools = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
-                        output_schema=t.output_schema) for t in manifest.tools]
+    tools = _tool_list(manifest)
 
     async def list_tools(context, params):
         return types.ListToolsResult(tools=tools)
@@ -64,15 +68,13 @@ def isolated_server(domain_dir: Path):
     turn), so the floor pays what per-session state costs a worker (its caches) and not what our host adds."""
     from mcp.server import Server
 
+    from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
     from scaleenv_mcp.workers.pool import WorkerPool
-    from scaleenv_mcp.workers.protocol import OK, TOOL_ERROR, CallReply, DomainBundle
+    from scaleenv_mcp.workers.protocol import OK, TOOL_ERROR, CallReply
 
     package = load_domain(domain_dir)
-    manifest = package.manifest
-    tools = [types.Tool(name=t.name, description=t.description, input_schema=t.input_schema,
-                        output_schema=t.output_schema) for t in manifest.tools]
-    bundle = DomainBundle(package.content_hash, manifest.model_dump_json(), package.schema_sql, package.seed,
-                          package.tools_source)
+    tools = _tool_list(package.manifest)
+    bundle = DomainRuntime(package).bundle  # what our host's workers load the domain from
     pool = WorkerPool()  # one worker per core, as the host's default
     sessions: dict[str | None, tuple[Any, str]] = {}  # MCP session id -> (worker, episode id)
 

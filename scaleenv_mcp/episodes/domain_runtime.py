@@ -79,7 +79,6 @@ class DomainRuntime:
             seed=package.seed,
             tools_source=package.tools_source,
         )
-        self._refused = False
         self._checking: asyncio.Future[tuple[Any, bytes | None]] | None = None
         self.input_schemas: dict[str, dict[str, Any]] = {
             t.name: bounded_schema(t.input_schema) for t in package.manifest.tools
@@ -96,7 +95,7 @@ class DomainRuntime:
         (``tool_loader.checked_code``). Not at start-up: a domain no episode uses costs nothing, and
         ``serve`` brings domains online as fast as before. A refused source keeps the plain bundle, and
         the worker's own load reports the refusal."""
-        if self.bundle.tools_code is None and not self._refused:
+        if self.bundle.tools_code is None:
             checking = self._checking  # one check for every episode opened meanwhile (a batch opens many)
             if checking is None or checking.get_loop() is not asyncio.get_running_loop():
                 checking = self._checking = asyncio.ensure_future(
@@ -106,9 +105,7 @@ class DomainRuntime:
             except Exception:  # a check that broke here must not stop episodes: the worker checks the source itself
                 self._checking = None
                 return self.bundle
-            if code is None:
-                self._refused = True
-            elif self.bundle.tools_code is None:  # the first of the waiters
+            if code is not None and self.bundle.tools_code is None:  # refused: the plain bundle stays
                 self.bundle = dataclasses.replace(self.bundle, tools_code=code)
         return self.bundle
 

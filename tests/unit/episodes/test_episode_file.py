@@ -45,3 +45,15 @@ def test_an_extra_member_is_refused():
         archive.writestr("extra.txt", "hi")
     with pytest.raises(EpisodeFileError, match="its members are"):
         read_episode_file(out.getvalue(), max_state_bytes=10_000, max_trace_bytes=10_000)
+
+
+def test_a_member_compressed_by_a_method_zipfile_cannot_read_is_one_clear_refusal():
+    """zipfile raises NotImplementedError for such a member; the reader turns it into EpisodeFileError."""
+    data = bytearray(_pack())
+    for signature, offset in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):  # local headers, central directory
+        start = data.find(signature)
+        while start != -1:
+            data[start + offset:start + offset + 2] = (99).to_bytes(2, "little")  # 99: AES, not in zipfile
+            start = data.find(signature, start + 4)
+    with pytest.raises(EpisodeFileError, match="not a readable episode file"):
+        read_episode_file(bytes(data), max_state_bytes=10_000, max_trace_bytes=10_000)

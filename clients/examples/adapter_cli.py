@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
-from scaleenv_mcp.clients.adapters.remote import HostError
+from scaleenv_mcp.clients.adapters.remote import HostError, ScaleEnvRemote
 
 __all__ = ["free_port", "main", "parser", "print_report", "require_no_host_import", "run_main", "serve_in_thread"]
 
@@ -55,12 +55,23 @@ def print_report(policy: str, rewards: dict[str, float], extra: dict[str, object
     print(json.dumps({"policy": policy, "rewards": rewards, "mean": mean, **(extra or {})}))
 
 
-def run_main(rollouts: Coroutine[Any, Any, Any], policy: str) -> None:
-    """Run the rollouts (rewards by task, or rewards and more to report) and print the report; a host
-    that is down or refuses is one line and exit 3."""
+async def _host_answers(url: str, control_url: str, token_file: str) -> None:
+    """One control request before anything else: a host that is down or refuses the token is said at once,
+    not after the framework's import (several seconds of CPU for verifiers, OpenEnv or NeMo Gym)."""
+    async with ScaleEnvRemote(url, control_url, token_file=token_file) as remote:
+        await remote.domains()
+
+
+def run_main(rollouts: Coroutine[Any, Any, Any], policy: str,
+             first: Coroutine[Any, Any, None] | None = None) -> None:
+    """Run ``first`` (a check of the host), then the rollouts (rewards by task, or rewards and more to
+    report) and print the report; a host that is down or refuses is one line and exit 3."""
     try:
+        if first is not None:
+            asyncio.run(first)
         result = asyncio.run(rollouts)
     except HostError as error:
+        rollouts.close()  # never started when the check failed
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(3) from None
     rewards, extra = result if isinstance(result, tuple) else (result, None)
@@ -78,7 +89,8 @@ def main(description: str, rollouts: Callable[..., Coroutine[Any, Any, Any]],
     options = vars(arguments.parse_args())
     common = ("url", "control_url", "token_file", "domains", "tasks_per_domain", "policy", "seed")
     own = {k: v for k, v in options.items() if k not in common}
-    run_main(rollouts(*(options[k] for k in common), **own), options["policy"])
+    run_main(rollouts(*(options[k] for k in common), **own), options["policy"],
+             _host_answers(options["url"], options["control_url"], options["token_file"]))
 
 
 def free_port() -> int:

@@ -20,7 +20,7 @@ event-loop thread, which lives as long as the host.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import functools
 import os
 import select
 import signal
@@ -45,11 +45,19 @@ def prctl(option: int, value: int | bytes) -> bool:
     if not sys.platform.startswith("linux"):
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = _libc()
         argument = ctypes.c_char_p(value) if isinstance(value, bytes) else value
         return bool(libc.prctl(option, argument, 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    """The C library this process already has loaded (dlopen of the program itself finds its symbols).
+    Not ``ctypes.util.find_library("c")``: on Linux that runs ``ldconfig -p`` in a subprocess, twice in
+    each of the hundreds of workers a test run forks (issue #26)."""
+    return ctypes.CDLL(None, use_errno=True)
 
 
 def _set_parent_death_signal() -> bool:

@@ -15,11 +15,14 @@ import contextlib
 import json
 from typing import Any
 
+import httpx2
 import mcp
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
 from scaleenv_mcp.clients.models import InfraError, InfraKind, ListedTool
+from scaleenv_mcp.tls import shared_ssl_context
 
 __all__ = ["McpSession", "ToolOutcome"]
 
@@ -72,7 +75,11 @@ class McpSession:
 
     async def _own(self) -> None:
         try:
-            async with mcp.Client(self.url, read_timeout_seconds=self.timeout) as client:
+            # The SDK's own HTTP client for a URL, but with the process's TLS context: building a
+            # context per episode cost 35-60 ms of CPU each (scaleenv_mcp/tls.py)
+            http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0), verify=shared_ssl_context())
+            async with http, mcp.Client(streamable_http_client(self.url, http_client=http),
+                                        read_timeout_seconds=self.timeout) as client:
                 self.instructions = client.instructions or ""
                 cursor = None
                 while True:

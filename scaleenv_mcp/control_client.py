@@ -63,6 +63,7 @@ from scaleenv_mcp.host.control_models import (
 )
 from scaleenv_mcp.state.diff import StateDiff
 from scaleenv_mcp.state.reward import RewardReport
+from scaleenv_mcp.tls import shared_ssl_context
 
 __all__ = ["ControlClient", "lost_with_host", "raise_for_response"]
 
@@ -149,7 +150,7 @@ class ControlClient:
         self.base_url = base_url.rstrip("/")
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout, transport=transport,
-                                       headers={"Authorization": f"Bearer {token}"})
+                                       headers={"Authorization": f"Bearer {token}"}, verify=shared_ssl_context())
 
     async def __aenter__(self) -> ControlClient:
         return self

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import httpx
 
+from scaleenv_mcp.tls import shared_ssl_context
 from scaleenv_mcp.workers.launcher import LAUNCHER_NAME
 
 __all__ = ["ServedHost", "TAG_VARIABLE", "rss_kb", "tagged_processes", "worker_processes"]
@@ -114,7 +115,8 @@ class ServedHost:
             if self.process.poll() is not None:
                 raise RuntimeError(f"scaleenv serve exited with {self.process.returncode} while starting")
             try:
-                domains = httpx.get(f"{self.control_url}/domains", headers=headers, timeout=2).json()["domains"]
+                domains = httpx.get(f"{self.control_url}/domains", headers=headers, timeout=2,
+                                    verify=shared_ssl_context()).json()["domains"]
                 if domains:
                     return self
             except (httpx.HTTPError, KeyError, ValueError):

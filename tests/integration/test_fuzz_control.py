@@ -31,6 +31,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from scaleenv_mcp.soak.served import ServedHost
+from scaleenv_mcp.tls import shared_ssl_context
 
 # one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
 pytestmark = pytest.mark.xdist_group("fuzz_control")
@@ -55,7 +56,8 @@ class _Target:
 
     def refill(self) -> None:
         """A live episode and snapshot of the fixture domain (a fuzzed DELETE may have closed the last ones)."""
-        with httpx.Client(base_url=self.served.control_url, headers=self.headers, timeout=60) as http:
+        with httpx.Client(base_url=self.served.control_url, headers=self.headers, timeout=60,
+                          verify=shared_ssl_context()) as http:
             episode = http.post("/episodes", json={"domain": "tiny_library"}).json()["episodes"][0]["id"]
             snapshot = http.post(f"/episodes/{episode}/snapshot", json={}).json()["snapshot_id"]
         self.ids["id"] = [episode, snapshot]

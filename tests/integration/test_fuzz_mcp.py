@@ -24,6 +24,7 @@ from scaleenv_mcp.soak.fuzz import fuzz_arguments, fuzz_message
 from scaleenv_mcp.soak.raw_mcp import RawMcpSession
 from scaleenv_mcp.soak.run import classify
 from scaleenv_mcp.soak.served import ServedHost
+from scaleenv_mcp.tls import shared_ssl_context
 
 # one worker runs the whole module under pytest -n, so its module-scoped fixture is built once (#26)
 pytestmark = pytest.mark.xdist_group("fuzz_mcp")
@@ -55,7 +56,7 @@ class _Target:
 
     def send(self, domain: str, message: Any) -> tuple[int, Any]:
         async def go() -> tuple[int, Any]:
-            async with httpx.AsyncClient(timeout=60) as http:
+            async with httpx.AsyncClient(timeout=60, verify=shared_ssl_context()) as http:
                 session = await RawMcpSession.open(self.urls[domain], http)
                 return await session.send(message)
 

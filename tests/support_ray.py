@@ -21,6 +21,14 @@ from tests.support_processes import parent_pid
 
 __all__ = ["host_actor_pids", "leave_shared_cluster", "ray_cluster", "ray_task_runs", "wait_for_free_cpus"]
 
+# Ray kills a task worker idle for 1 s once more than num_cpus are idle, and a new one costs ~3.4 s of CPU
+# to start (Ray's imports, then ours): the Ray modules' tasks come in bursts seconds apart, so they started
+# ~24 of them. Kept for the run instead (at most 6), the Ray tests took 225 -> 185 s of CPU and 164 -> 142 s
+# (process accounting, one run each, issue #26). Set in the environment so that the clusters `scaleenv
+# ... --ray` starts in a subprocess keep them too; only Ray reads these.
+os.environ.setdefault("RAY_num_workers_soft_limit", "6")
+os.environ.setdefault("RAY_idle_worker_killing_time_threshold_ms", "600000")
+
 
 @pytest.fixture(scope="module")
 def ray_cluster(request: pytest.FixtureRequest) -> Iterator[None]:

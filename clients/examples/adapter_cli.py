@@ -62,16 +62,12 @@ async def _host_answers(url: str, control_url: str, token_file: str) -> None:
         await remote.domains()
 
 
-def run_main(rollouts: Coroutine[Any, Any, Any], policy: str,
-             first: Coroutine[Any, Any, None] | None = None) -> None:
-    """Run ``first`` (a check of the host), then the rollouts (rewards by task, or rewards and more to
-    report) and print the report; a host that is down or refuses is one line and exit 3."""
+def run_main(rollouts: Coroutine[Any, Any, Any], policy: str) -> None:
+    """Run the rollouts (rewards by task, or rewards and more to report) and print the report; a host
+    that is down or refuses is one line and exit 3."""
     try:
-        if first is not None:
-            asyncio.run(first)
         result = asyncio.run(rollouts)
     except HostError as error:
-        rollouts.close()  # never started when the check failed
         print(f"error: {error}", file=sys.stderr)
         raise SystemExit(3) from None
     rewards, extra = result if isinstance(result, tuple) else (result, None)
@@ -89,8 +85,12 @@ def main(description: str, rollouts: Callable[..., Coroutine[Any, Any, Any]],
     options = vars(arguments.parse_args())
     common = ("url", "control_url", "token_file", "domains", "tasks_per_domain", "policy", "seed")
     own = {k: v for k, v in options.items() if k not in common}
-    run_main(rollouts(*(options[k] for k in common), **own), options["policy"],
-             _host_answers(options["url"], options["control_url"], options["token_file"]))
+
+    async def checked_rollouts() -> Any:
+        await _host_answers(options["url"], options["control_url"], options["token_file"])
+        return await rollouts(*(options[k] for k in common), **own)
+
+    run_main(checked_rollouts(), options["policy"])
 
 
 def free_port() -> int:

@@ -9,10 +9,12 @@ Skipped where Ray is not installed (CI installs it through the ``test`` extra).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
 import signal
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ import pytest
 from scaleenv_mcp.clients.models import EpisodeRecord, InfraKind
 from scaleenv_mcp.clients.results import EvalConfig
 from scaleenv_mcp.clients.runner import run_eval
+from scaleenv_mcp.cluster.hosts import RayHosts
 from scaleenv_mcp.errors import UsageError
 from tests.support_ray import (  # noqa: F401 - the module's Ray cluster
     host_actor_pids,
@@ -73,25 +76,42 @@ async def test_eval_on_ray_scores_what_a_local_run_scores(ray_cluster: None, tmp
         await run_eval(config("hosts-alone", hosts=2))
 
 
-async def test_an_actor_lost_mid_eval_loses_only_its_episodes_and_the_run_says_so(ray_cluster: None, tmp_path: Path):
+async def test_an_actor_lost_mid_eval_loses_only_its_episodes_and_the_run_says_so(ray_cluster: None, tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch):
     if not Path("/proc/self/stat").exists():
         pytest.skip("finds the host actor processes through /proc")
+    clusters: list[RayHosts] = []
+    running = RayHosts.running  # bound to the class: the real one
+
+    @contextlib.asynccontextmanager
+    async def seen(cls: type[RayHosts], *args: Any, **kwargs: Any) -> AsyncIterator[RayHosts]:
+        async with running(*args, **kwargs) as cluster:  # the real cluster, only remembered here
+            clusters.append(cluster)
+            yield cluster
+
+    monkeypatch.setattr(RayHosts, "running", classmethod(seen))
     killed: list[int] = []
     earlier = set(host_actor_pids())  # the previous test's actors, if Ray has not ended them yet
 
-    def kill_one_after_the_first_episode(record: EpisodeRecord, done: int, total: int) -> None:
-        if not killed:  # a real death: the process is gone, and the episodes it held with it
-            pids = [pid for pid in host_actor_pids() if pid not in earlier]
-            assert len(pids) == 2, pids
-            os.kill(pids[0], signal.SIGKILL)
-            killed.append(pids[0])
+    def kill_a_busy_actor(record: EpisodeRecord, done: int, total: int) -> None:
+        # a real death: the process is gone, and the episodes it held with it. The actor holding the most
+        # episodes right now (the router's count), so that it does hold some: one picked blindly once held
+        # none when the first episode ended (the other Ray task not started yet), and nothing was lost
+        loads = clusters[0].router.loads()
+        if killed or max(loads) == 0:
+            return
+        victim = clusters[0].slots[loads.index(max(loads))].address.pid
+        pids = [pid for pid in host_actor_pids() if pid not in earlier]
+        assert len(pids) == 2 and victim in pids, (victim, pids)
+        os.kill(victim, signal.SIGKILL)
+        killed.append(victim)
 
     # eight at once, four on each actor: when the first ends, the others are mid-dialogue (the tasks differ
     # in length), so the killed actor holds some of them
     config = EvalConfig(domains=["smart_home"], num_tasks=16, agent="oracle", user="scripted", concurrency=8,
                         out=tmp_path / "run", workers=1, ray="auto", hosts=2)
     with anyio.fail_after(120):  # never a wait for a call that cannot come
-        results = await run_eval(config, kill_one_after_the_first_episode)
+        results = await run_eval(config, kill_a_busy_actor)
     assert killed
     lost = [f for f in results.infra_failures if f.kind is InfraKind.host_lost]
     assert lost, results.infra_failures

@@ -16,7 +16,7 @@ from typing import Annotated, TypeVar
 
 import typer
 
-from scaleenv_mcp.cluster.options import HostsOption, RayOption
+from scaleenv_mcp.cluster.options import HostsOption, RayOption, require_ray_for_hosts
 
 T = TypeVar("T")
 
@@ -82,7 +82,6 @@ def eval_command(
     import anyio
     from pydantic import ValidationError
 
-    from scaleenv_mcp.clients.report import print_progress, print_results
     from scaleenv_mcp.clients.results import EvalConfig
     from scaleenv_mcp.console import EXIT_ENV, EXIT_USAGE, fail
 
@@ -105,6 +104,8 @@ def eval_command(
     except ValidationError as exc:
         first = exc.errors()[0]
         fail(f"{'.'.join(map(str, first['loc']))}: {first['msg']}", EXIT_USAGE)
+    _guarded(lambda: require_ray_for_hosts(ray, hosts))  # a usage error before 3 s of imports (mcp, openai)
+    from scaleenv_mcp.clients.report import print_progress, print_results
     from scaleenv_mcp.clients.runner import run_eval
 
     results = _guarded(lambda: anyio.run(run_eval, config, print_progress))

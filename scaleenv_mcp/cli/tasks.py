@@ -53,12 +53,13 @@ def synth(
     from scaleenv_mcp.console import EXIT_BAD, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
-    from scaleenv_mcp.generator.tasks import synthesize_tasks
 
     try:
         require_ray_for_hosts(ray, hosts)
         path = resolve_domain_path(domain, domains_dir)
         resolved = _task_writer_roles(model, base_url, roles)
+        from scaleenv_mcp.generator.tasks import synthesize_tasks  # after the usage checks: 1.3 s of imports
+
         with Progress(console=console, transient=True, disable=json_output) as bar:
             where = f" on Ray host actors ({ray})" if ray is not None else ""
             job = bar.add_task(f"synthesising {path.name}{where}", total=n)

@@ -38,11 +38,12 @@ def verify(
     from scaleenv_mcp.console import EXIT_BAD, EXIT_ENV, console, fail, print_json, table
     from scaleenv_mcp.domain.catalog import resolve_domain_path
     from scaleenv_mcp.errors import ScaleEnvError
-    from scaleenv_mcp.verifier.verify import verify_domain
 
     try:
         require_ray_for_hosts(ray, hosts)
         path = resolve_domain_path(domain, domains_dir)
+        from scaleenv_mcp.verifier.verify import verify_domain  # after the usage checks: 1.4 s of imports
+
         with Progress(console=console, transient=True, disable=json_output) as bar:
             job = bar.add_task(f"verifying {path.name} over {transport}", total=None)
 

@@ -25,8 +25,10 @@ FIXTURE_DOMAINS = Path(__file__).parent.parent / "fixtures" / "domains"
 pytestmark = pytest.mark.xdist_group("ray")  # one Ray cluster at a time (pytest -n)
 
 
-def _scaleenv(*args: str, root: Path, hide_ray: bool = False, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    hidden = "sys.modules['ray'] = None; " if hide_ray else ""  # then import ray raises ImportError
+def _scaleenv(*args: str, root: Path, hide_ray: bool = False, hide: tuple[str, ...] = (), timeout: float = 60
+              ) -> subprocess.CompletedProcess[str]:
+    # a module set to None in sys.modules: importing it raises ImportError
+    hidden = "".join(f"sys.modules[{name!r}] = None; " for name in (("ray",) if hide_ray else ()) + hide)
     code = f"import sys; {hidden}sys.argv = ['scaleenv', *sys.argv[1:]]; from scaleenv_mcp.cli.app import main; main()"
     return subprocess.run([sys.executable, "-c", code, *args],
                           capture_output=True, text=True, timeout=timeout,
@@ -97,7 +99,9 @@ def test_synth_on_ray_that_cannot_start_is_one_line_exit_3_and_writes_nothing(tm
                                      ["eval", "--domains", "smart_home", "--agent", "oracle", "--out", "{tmp}/run"]],
                          ids=["synth", "verify", "eval"])
 def test_hosts_without_ray_is_a_usage_error_for_every_command(tmp_path: Path, command: list[str]):
-    result = _scaleenv(*(arg.format(tmp=tmp_path) for arg in command), "--hosts", "2", root=tmp_path, hide_ray=True)
+    # said before the command imports its work (mcp, openai: 1.5-3 s of a person's wait for a usage error)
+    result = _scaleenv(*(arg.format(tmp=tmp_path) for arg in command), "--hosts", "2", root=tmp_path, hide_ray=True,
+                       hide=("mcp", "openai"))
     assert result.returncode == 2, result.stderr
     assert "--hosts goes with --ray" in _one_error_line(result)
 

@@ -5,8 +5,10 @@ the same bytes measured in the same run; and how many 100 KB episodes one host h
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -20,29 +22,27 @@ from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.start_states import build_start_state
 
+RAW_SCRIPT = Path(__file__).with_name("raw_sqlite.py")
+ROUNDS = 3  # interleaved: the machine's drift falls on all three measures alike
+
 
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
 
 
-def raw_deserialize_ms(data: bytes, repeat: int = 200, usable: bool = False) -> float:
-    """Median of connect + deserialize, keeping every copy alive as live episodes are (fresh memory each time).
+def raw_in_own_process(data: bytes, repeat: int, usable: bool) -> float:
+    """``raw_deserialize_ms`` in a fresh process (``bench/raw_sqlite.py``): what it allocates is its own."""
+    with tempfile.NamedTemporaryFile(suffix=".sqlite") as state:
+        state.write(data)
+        state.flush()
+        done = subprocess.run([sys.executable, str(RAW_SCRIPT), state.name, str(repeat), "usable" if usable else "raw"],
+                              capture_output=True, text=True, check=True)
+    return float(done.stdout)
 
-    ``usable``: and the schema parse that any first statement on the connection pays (#25 item 5),
-    which an episode pays when it opens or at its first call."""
-    times, alive = [], []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        conn = sqlite3.connect(":memory:")
-        conn.deserialize(data)
-        if usable:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        times.append(time.perf_counter() - started)
-        alive.append(conn)
-    for conn in alive:
-        conn.close()
-    return statistics.median(times) * 1000
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
 
 
 async def _sized(folder: Path, size: int, episodes: int, state_dir: Path) -> dict[str, Any]:
@@ -78,9 +78,16 @@ async def _sized(folder: Path, size: int, episodes: int, state_dir: Path) -> dic
                 started = time.perf_counter()
                 await host.diff(episode_id)
                 diff_ms.append((time.perf_counter() - started) * 1000)
-    raw = raw_deserialize_ms(data, repeat=episodes)
-    raw_usable = raw_deserialize_ms(data, repeat=episodes, usable=True)
-    in_process = await creation_in_process(folder / "in_process", size, state_dir, episodes=min(episodes, 200))
+    # interleaved rounds, each baseline in a process of its own, the creates in a fresh host each round
+    rounds: dict[str, list[float]] = {"raw": [], "usable": [], "create": []}
+    for index in range(ROUNDS):
+        rounds["raw"].append(raw_in_own_process(data, episodes, usable=False))
+        rounds["usable"].append(raw_in_own_process(data, episodes, usable=True))
+        created = await creation_in_process(folder / f"in_process{index}", size, state_dir, episodes=min(episodes, 200))
+        rounds["create"].append(created["create_in_process_p50_ms"])
+    raw, raw_usable = statistics.median(rounds["raw"]), statistics.median(rounds["usable"])
+    in_process = {"create_in_process_p50_ms": round(statistics.median(rounds["create"]), 3),
+                  "create_in_process_p99_ms": created["create_in_process_p99_ms"]}
     per_episode_created = (rss_created - rss_before) * 1024 / episodes
     per_episode_read = (rss_read - rss_before) * 1024 / episodes
     return {
@@ -92,6 +99,7 @@ async def _sized(folder: Path, size: int, episodes: int, state_dir: Path) -> dic
         "in_process_create_vs_raw": round(in_process["create_in_process_p50_ms"] / raw, 2),
         "raw_usable_p50_ms": round(raw_usable, 3),
         "in_process_create_vs_raw_usable": round(in_process["create_in_process_p50_ms"] / raw_usable, 2),
+        "creation_rounds": {name: _spread(values) for name, values in rounds.items()},
         "rss_per_episode_created_bytes": int(per_episode_created), "rss_per_episode_read_bytes": int(per_episode_read),
         "memory_created_vs_state": round(per_episode_created / len(data), 2),
         "memory_read_vs_state": round(per_episode_read / len(data), 2),

@@ -19,7 +19,7 @@ from typing import Any
 
 from bench.calls import bench_http, bench_memory_and_stdio, pick_call
 from bench.cpu_split import bench_profile, render_profile
-from bench.episodes import bench_episodes
+from bench.episodes import ROUNDS, bench_episodes
 from bench.hostile import bench_hostile, render_hostile
 from bench.interleaved import bench_interleaved, render_interleaved
 from bench.replay import bench_replay
@@ -201,12 +201,22 @@ def render_markdown(result: dict[str, Any]) -> str:
               "RSS/episode after full read | fingerprint ms | diff ms |",
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in result["episodes"]["sized"]:
-        usable = (f"{row['raw_usable_p50_ms']} | {row['in_process_create_vs_raw_usable']}x" if "raw_usable_p50_ms" in row
-                  else "(not measured) | ")
+        spread = row.get("creation_rounds", {})
+
+        def measured(key: str, name: str) -> str:  # the median of the rounds, their min-max beside it
+            if name not in spread:
+                return str(row[key])
+            return f"{spread[name]['median']} ({spread[name]['min']}-{spread[name]['max']})"
+
+        usable = (f"{measured('raw_usable_p50_ms', 'usable')} | {row['in_process_create_vs_raw_usable']}x"
+                  if "raw_usable_p50_ms" in row else "(not measured) | ")
         lines.append(f"| {row['start_state_bytes'] // 1000} KB | {row['control_create_p50_ms']}/{row['control_create_p99_ms']} | "
-                     f"{row['create_in_process_p50_ms']} | {row['raw_deserialize_p50_ms']} | {row['in_process_create_vs_raw']}x | "
-                     f"{usable} | {row['memory_created_vs_state']}x state | {row['memory_read_vs_state']}x state | "
-                     f"{row['fingerprint_p50_ms']} | {row['diff_p50_ms']} |")
+                     f"{measured('create_in_process_p50_ms', 'create')} | {measured('raw_deserialize_p50_ms', 'raw')} | "
+                     f"{row['in_process_create_vs_raw']}x | {usable} | {row['memory_created_vs_state']}x state | "
+                     f"{row['memory_read_vs_state']}x state | {row['fingerprint_p50_ms']} | {row['diff_p50_ms']} |")
+    if any("creation_rounds" in row for row in result["episodes"]["sized"]):
+        lines += ["", f"In-process create and the raw baselines: medians of {ROUNDS} interleaved rounds (min-max), each "
+                  "baseline in a process of its own holding its copies alive, as a worker holds its episodes (#25)."]
     if result.get("episodes_environment"):
         lines += _measured_alone("episodes", result)
         lines[-1] = lines[-1][:-2] + "; the line below is the last full run's.)"

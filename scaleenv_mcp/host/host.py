@@ -4,7 +4,9 @@ This is the Python API for tests, synthesis, verification and RL code (``async w
 Host.running(...) as host``), and what ``scaleenv serve`` runs behind its listeners. Its
 episode methods are the control API's operations with the same models (``EpisodeControl``;
 ``ControlClient`` is their HTTP twin), plus ``call`` and task staging, which only an
-in-process host offers. It never imports the generator or openai.
+in-process host offers. It never imports the generator or openai, and imports the MCP SDK only when
+an MCP server or client of an episode is asked for (``episode_server``, ``client``): ``scaleenv call``
+and every Python-API user that drives episodes directly skip its second of start-up.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import mcp
-
 from scaleenv_mcp.domain.catalog import find_domains
 from scaleenv_mcp.domain.loader import DomainPackage, load_domain
 from scaleenv_mcp.domain.task import Task
@@ -27,7 +27,6 @@ from scaleenv_mcp.episodes.registry import Episode, EpisodeOrigin, EpisodeRegist
 from scaleenv_mcp.episodes.trace import CallOutcome, TraceRecord
 from scaleenv_mcp.errors import DomainError, ScaleEnvError
 from scaleenv_mcp.host.control_models import DomainInfo, EpisodeInfo, EpisodeSpec, ErrorInfo, RewardBatch, TaskCard
-from scaleenv_mcp.host.server import build_domain_server
 from scaleenv_mcp.procedural.cache import ValidationCache, validation_key
 from scaleenv_mcp.settings import HostSettings
 from scaleenv_mcp.state.diff import StateDiff
@@ -371,6 +370,8 @@ class Host:
 
     def episode_server(self, episode_id: str) -> Any:
         """A low-level MCP server bound to one episode (for stdio and in-memory clients)."""
+        from scaleenv_mcp.host.server import build_domain_server
+
         episode = self.registry.get(episode_id)
 
         async def fixed(ctx: Any) -> str:
@@ -380,10 +381,14 @@ class Host:
 
     def client(self, episode_id: str, **kwargs: Any) -> mcp.Client:
         """An in-memory MCP client bound to one episode: ``async with host.client(eid) as c``."""
+        import mcp
+
         return mcp.Client(self.episode_server(episode_id), **kwargs)
 
 
 if TYPE_CHECKING:
+    import mcp
+
     from scaleenv_mcp.host.episode_control import EpisodeControl
 
     def _offers_episode_control(host: Host) -> EpisodeControl:  # the type checker holds Host to the Protocol

@@ -70,6 +70,13 @@ def test_the_web_view_never_loads_openai_and_draws_graphs_only_when_asked():
     assert _loaded(code, ("openai", "scaleenv_mcp.generator", "scaleenv_mcp.verifier")) == []
 
 
+def test_the_python_api_and_scaleenv_call_load_the_mcp_sdk_only_when_asked_for_mcp():
+    """``Host`` drives episodes without MCP; the SDK (a second of imports) comes with an episode's MCP
+    server or client only, so ``scaleenv call`` and scripts on the Python API start without it."""
+    code = "import scaleenv_mcp.host.host, scaleenv_mcp.host.shell, scaleenv_mcp.cli.call"
+    assert _loaded(code, ("mcp", "mcp_types", "starlette", "uvicorn", "httpx")) == []
+
+
 def test_worker_process_does_not_load_the_mcp_stack():
     code = "import sys; import scaleenv_mcp.workers.worker; print(sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'starlette', 'uvicorn', 'openai'}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

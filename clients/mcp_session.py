@@ -18,6 +18,7 @@ from typing import Any
 import httpx2
 import mcp
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
@@ -75,9 +76,10 @@ class McpSession:
 
     async def _own(self) -> None:
         try:
-            # The SDK's own HTTP client for a URL, but with the process's TLS context: building a
-            # context per episode cost 35-60 ms of CPU each (scaleenv_mcp/tls.py)
-            http = httpx2.AsyncClient(timeout=httpx2.Timeout(30.0, read=300.0), verify=shared_ssl_context())
+            # The client the SDK builds for a URL (its timeouts), but with the process's TLS context:
+            # building a context per episode cost 35-60 ms of CPU each (scaleenv_mcp/tls.py)
+            http = httpx2.AsyncClient(timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+                                      verify=shared_ssl_context())
             async with http, mcp.Client(streamable_http_client(self.url, http_client=http),
                                         read_timeout_seconds=self.timeout) as client:
                 self.instructions = client.instructions or ""

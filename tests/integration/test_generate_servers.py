@@ -12,6 +12,7 @@ and the counters agree (retries spent vs the budget, tasks requested vs ``--task
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -135,6 +136,53 @@ def _stop_a_run_with_repeated_signals(fake: FakeLLM, root: Path, signum: signal.
     assert not list(work.glob(".report.json.*")), "a report's temporary file was left behind"
     # 128+N from our handler; -N if one more signal came after the report was written (the default action then)
     assert process.returncode in (128 + signum, -signum), (sent, stderr[-2000:])
+
+
+def test_a_run_in_a_worker_thread_installs_no_signal_handlers_and_cancelling_it_writes_its_report(
+        fake: FakeLLM, tmp_path: Path):
+    """Outside the main thread asyncio refuses signal handlers (as a platform without them does, with
+    NotImplementedError): the run goes on without them, and the embedding application stops it by
+    cancelling its task, which still writes the report (generator/pipeline.py, ``_signals_cancel``)."""
+    from scaleenv_mcp.generator.pipeline import generate
+    from scaleenv_mcp.generator.roles import RoleSettings, RolesFile, resolve_roles
+    from scaleenv_mcp.generator.stages.context import GenerateSettings
+
+    work = tmp_path / "work"
+    reached = threading.Event()
+
+    def note(role: str, marker: str | None) -> bool:
+        if role == "db_schema":
+            reached.set()
+        return False
+
+    fake.on_request = note
+    fake.faults = [Fault("db_schema", "slow", seconds=120)]  # the run waits on it until cancelled
+    settings = GenerateSettings.model_validate({"keyword": "pet care", "slug": "pet_care", "out": tmp_path / "out" / "pet_care",
+                                                "workdir": work, "tasks": 0, "mutation": False})
+    roles = resolve_roles(RolesFile(default=RoleSettings()), model="fake-model", base_url=fake.base_url, timeout=30.0)
+    loop = asyncio.new_event_loop()
+    outcome: list[BaseException | None] = []
+
+    def embedding_application() -> None:
+        task = loop.create_task(generate(settings, roles, backoff=0.01))
+        try:
+            loop.run_until_complete(task)
+            outcome.append(None)
+        except BaseException as error:  # noqa: BLE001 - what the thread's run ended with, asserted below
+            outcome.append(error)
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=embedding_application)
+    thread.start()
+    assert reached.wait(60), "the run never reached the database schema"
+    loop.call_soon_threadsafe(lambda: [t.cancel() for t in asyncio.all_tasks(loop)])
+    thread.join(60)
+    assert not thread.is_alive(), "cancelling the run's task did not end it"
+    assert isinstance(outcome[0], asyncio.CancelledError), outcome
+    report = json.loads((work / "report.json").read_text())
+    assert report["status"] == "failed: cancelled"
+    assert any(r["role"] == "domain_card" and r["calls"] == 1 for r in report["usage"])
 
 
 def test_a_model_that_never_writes_valid_json_is_bad_output_exit_1_not_an_endpoint_failure(fake: FakeLLM,

@@ -29,6 +29,7 @@ from pydantic import BaseModel
 
 from scaleenv_mcp.domain.task import Task
 from scaleenv_mcp.host.bind import BoundSockets, display_host
+from scaleenv_mcp.host.heap import settle_heap
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.listeners import serving
 from scaleenv_mcp.settings import HostSettings
@@ -99,6 +100,7 @@ class HostActor:
                 await stack.aclose()
                 raise
             self._stack, self._host = stack, host
+            settle_heap()  # the actor's process serves episodes from here on (host.heap)
             assert listeners.control_url is not None  # control_port is 0, never None
             self._address = HostAddress(incarnation=self.incarnation, agent_url=listeners.agent_url,
                                         control_url=listeners.control_url, node=display_host(bind), pid=os.getpid())

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import uvicorn
 
 from scaleenv_mcp.host.bind import BoundSockets, display_host
+from scaleenv_mcp.host.heap import settle_heap
 from scaleenv_mcp.host.host import Host
 from scaleenv_mcp.host.http import build_agent_app
 from scaleenv_mcp.settings import HostSettings
@@ -129,6 +130,7 @@ async def serve_http(settings: HostSettings, domain_dirs: list[Path] | None = No
                 await asyncio.wait([starting, stopping], return_when=asyncio.FIRST_COMPLETED)
             if starting.done():
                 starting.result()
+                settle_heap()  # start-up is over: what it made lives as long as the process
                 display.banner(listeners)
                 await stopping
             else:  # stopped while domains were still loading or validating

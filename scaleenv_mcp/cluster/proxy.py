@@ -23,7 +23,6 @@ import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 
-import httpx
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import Request
@@ -31,6 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from scaleenv_mcp.cluster.router import HostRouter
+from scaleenv_mcp.cluster.upstream import Upstream, UpstreamError
 from scaleenv_mcp.errors import ScaleEnvError
 from scaleenv_mcp.host.server import EPISODE_META_KEY
 
@@ -69,10 +69,16 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
     sessions: dict[str, int] = {}  # Mcp-Session-Id -> slot that made it
     keys: OrderedDict[tuple[str, str], tuple[int, str]] = OrderedDict()  # (domain, key) -> slot, its incarnation
     placed = [0] * len(router.slots)  # sessions and keys held per slot, kept with the two maps (placement reads it)
-    # Keep a connection per concurrent request alive (httpx keeps 20 by default: past that every request
-    # opened a new connection to the actor, which cost the actor more CPU per call than the call itself).
-    http = httpx.AsyncClient(timeout=httpx.Timeout(None, connect=10.0),
-                             limits=httpx.Limits(max_connections=None, max_keepalive_connections=4096))
+    upstreams: dict[int, Upstream] = {}  # slot -> keep-alive connections to its current incarnation
+
+    def upstream(slot: int) -> Upstream:
+        base = router.slots[slot].agent_base
+        kept = upstreams.get(slot)
+        if kept is None or kept.base != base:  # first use, or the actor was restarted elsewhere
+            if kept is not None:
+                kept.close()
+            kept = upstreams[slot] = Upstream(base)
+        return kept
 
     def least_loaded() -> int:
         """A slot for a new session or key: the router's episodes plus the sessions and keys placed here."""
@@ -80,33 +86,28 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
         return slot
 
     async def forward(request: Request, slot: int) -> Response:
-        base = router.slots[slot].agent_base
         headers = [(k, v) for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP]
         body = await request.body()  # whole, so it goes on with its length (the actor screens its size)
-        upstream = http.build_request(request.method, f"{base}{request.url.path}", params=request.query_params,
-                                      headers=headers, content=body)
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         try:
-            answer = await http.send(upstream, stream=True)
-        except httpx.TransportError:
+            answer = await upstream(slot).request(request.method, target, headers, body)
+        except UpstreamError:
             if await router.check(slot):
                 raise
             return _jsonrpc_error(410, -32004, f"this session's host ({router.slots[slot].name}) died: its episode is "
                                                "lost; start a new session", "episode_lost")
-        made = answer.headers.get(_SESSION)
+        made = next((v for k, v in answer.headers if k == _SESSION), None)
         if made is not None and request.method == "POST" and made not in sessions:
             sessions[made] = slot
             placed[slot] += 1
         if request.method == "DELETE" and (ended := sessions.pop(request.headers.get(_SESSION, ""), None)) is not None:
             placed[ended] -= 1
-        kept = {k: v for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP}
-        if answer.headers.get("content-type", "").startswith("text/event-stream"):  # open as long as the client
-            return StreamingResponse(answer.aiter_raw(), status_code=answer.status_code, headers=kept,
+        kept = {k: v for k, v in answer.headers if k not in _HOP_BY_HOP}  # h11 gives names in lower case
+        if kept.get("content-type", "").startswith("text/event-stream"):  # open as long as the client
+            return StreamingResponse(answer.chunks(), status_code=answer.status, headers=kept,
                                      background=BackgroundTask(answer.aclose))
-        try:  # a JSON answer (the actors answer in JSON): passed on whole, with its length
-            body = await answer.aread()
-        finally:
-            await answer.aclose()
-        return Response(body, status_code=answer.status_code, headers=kept)
+        # a JSON answer (the actors answer in JSON): passed on whole, with its length
+        return Response(await answer.read(), status_code=answer.status, headers=kept)
 
     async def domain_route(request: Request) -> Response:
         session = request.headers.get(_SESSION)
@@ -157,7 +158,8 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
         try:
             yield
         finally:
-            await http.aclose()
+            for kept in upstreams.values():
+                kept.close()
 
     methods = ["GET", "POST", "DELETE"]
     return Starlette(routes=[Route("/mcp/episodes/{episode_id}", episode_route, methods=methods),

@@ -20,7 +20,7 @@ async def export_episode(registry: EpisodeRegistry, episode_id: str) -> bytes:
     episode = registry.get(episode_id)
     data = await registry.state_bytes(episode_id)
     return pack_episode_file("episode", episode.domain.slug, episode.domain.bundle.content_hash, episode.task_id,
-                             episode.calls, data, episode.trace)
+                             episode.calls, data, list(episode.trace))
 
 
 def export_snapshot(registry: EpisodeRegistry, snapshot_id: str) -> bytes:

@@ -10,7 +10,7 @@ from typing import Any
 
 from scaleenv_mcp.episodes.call_ids import CallLedger
 from scaleenv_mcp.episodes.domain_runtime import DomainRuntime
-from scaleenv_mcp.episodes.trace import TraceRecord
+from scaleenv_mcp.episodes.trace import Trace
 from scaleenv_mcp.errors import SnapshotNotFoundError
 from scaleenv_mcp.workers.pool import WorkerHandle
 
@@ -35,7 +35,7 @@ class Episode:
         self.created = time.time()
         self.last_used = time.monotonic()
         self.calls = 0
-        self.trace: list[TraceRecord] = []
+        self.trace = Trace()
         self.base: bytes | None = None  # None: the start state
         self.replay: list[tuple[str, dict[str, Any]]] = []
         self.closed = False

@@ -30,7 +30,7 @@ from scaleenv_mcp.episodes.episode import Episode, EpisodeOrigin, Snapshot, new_
 from scaleenv_mcp.episodes.episode_file import EpisodeFile
 from scaleenv_mcp.episodes.lost import LostEpisodes, worker_fault
 from scaleenv_mcp.episodes.relocation import Relocator
-from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, TraceRecord, trace_summary
+from scaleenv_mcp.episodes.trace import CallOutcome, OutcomeKind, Trace, trace_summary
 from scaleenv_mcp.errors import (
     CapacityError,
     EnvironmentFaultError,
@@ -178,7 +178,7 @@ class EpisodeRegistry:
         episode = Episode(new_episode_id(), runtime, task_id, origin, worker)
         episode.idle_timeout = idle_timeout
         if restored is not None:
-            episode.base, episode.trace, episode.calls = restored.state, list(restored.trace), restored.meta.calls
+            episode.base, episode.trace, episode.calls = restored.state, Trace(restored.trace), restored.meta.calls
         # Reserved on its worker before the first await: creates that run together see each other
         # and spread over the workers instead of all landing on the one that looked least loaded.
         worker.episodes.add(episode.id)
@@ -257,7 +257,9 @@ class EpisodeRegistry:
             raise LimitExceededError(f"episode reached its limit of {self.settings.max_calls} calls")
         if len(episode.trace) >= self.settings.max_trace:
             raise LimitExceededError(f"episode reached its trace limit of {self.settings.max_trace} records")
-        arguments = arguments or {}
+        # The episode's own copy: its trace and its replay (which rebuilds it after a worker is lost) keep
+        # it, and a caller of the Python API may reuse and change its dict for the next call.
+        arguments = dict(arguments) if arguments else {}
         episode.calls += 1
         problem = runtime.check_arguments(tool, arguments, self.settings.max_argument_bytes)
         if problem is not None:
@@ -304,12 +306,9 @@ class EpisodeRegistry:
 
     @staticmethod
     def _record(episode: Episode, tool: str, arguments: dict[str, Any], outcome: CallOutcome,
-                result: dict[str, Any] | None = None) -> None:
-        """Append to the trace; ``result`` replaces the outcome's (a bounded summary of a large one)."""
-        episode.trace.append(TraceRecord.model_construct(
-            index=len(episode.trace), tool=tool, arguments=arguments, outcome=outcome.kind,
-            error_code=outcome.error_code, message=outcome.message, result=result or outcome.result,
-            duration_ms=round(outcome.duration_ms, 3)))
+                summary: dict[str, Any] | None = None) -> None:
+        """Append to the trace the worker's JSON text of the result, or ``summary`` (a large one's)."""
+        episode.trace.add(tool, arguments, outcome, outcome.result_json if summary is None else json.dumps(summary))
 
     # -- state ------------------------------------------------------------------------------
     async def fingerprint(self, episode_id: str, full: bool = False) -> str:
@@ -414,7 +413,7 @@ class EpisodeRegistry:
 
     async def reset(self, episode_id: str) -> None:
         episode = self.get(episode_id)
-        episode.base, episode.replay, episode.trace, episode.calls = None, [], [], 0
+        episode.base, episode.replay, episode.trace, episode.calls = None, [], Trace(), 0
         episode.call_ids.clear()
         worker = episode.worker
         try:
@@ -432,7 +431,7 @@ class EpisodeRegistry:
             raise CapacityError(f"{origin.value} episode cap of {cap} reached; close episodes or wait for idle expiry")
         child = Episode(new_episode_id(), parent.domain, parent.task_id, origin, parent.worker)
         child.base, child.replay = parent.base, list(parent.replay)
-        child.trace = [r.model_copy() for r in parent.trace]
+        child.trace = parent.trace.copy()
         child.calls = parent.calls
         child.call_ids = parent.call_ids.copy()
         self.counts[origin] += 1  # before the await, as in create: concurrent forks must not pass the cap together

@@ -67,6 +67,21 @@ async def test_a_request_running_when_its_worker_is_killed_answers_worker_lost_a
     assert (await host.call(other.id, "tally", {"upto": 4})).result == {"total": 6}
 
 
+async def test_a_rebuilt_episode_replays_the_arguments_its_calls_had_even_if_the_caller_changed_its_dict(host: Host):
+    """The episode keeps its own copy of each call's arguments: a Python API caller reusing its dict for the
+    next call must not change what a rebuild replays (it replayed the changed dict before)."""
+    episode = await host.create_episode("tiny_library")
+    arguments = dict(BORROW)
+    await host.call(episode.id, "borrow_book", arguments)
+    before = await host.fingerprint(episode.id)
+    arguments["book_id"] = "BK-00002"  # the caller's next call, say
+    [pid] = host.worker_pids()
+    os.kill(pid, signal.SIGKILL)
+    await _new_worker_pid(host, {pid})
+    assert await host.fingerprint(episode.id) == before  # rebuilt by replay, with the call as it was made
+    assert (await host.trace(episode.id))[0].arguments == BORROW
+
+
 async def test_an_episode_whose_every_fresh_worker_dies_is_lost_on_both_listeners(host: Host):
     episode = await host.create_episode("tiny_library")
     await host.call(episode.id, "borrow_book", BORROW)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -45,21 +45,31 @@ def soak(
 
     import anyio
 
-    from scaleenv_mcp.console import print_json
+    from scaleenv_mcp.console import fail, print_json
+    from scaleenv_mcp.errors import ScaleEnvError
     from scaleenv_mcp.soak.chaos import ChaosConfig, chaos_checks, chaos_summary_lines, run_chaos
     from scaleenv_mcp.soak.report import render_reliability
     from scaleenv_mcp.soak.run import DEFAULT_DOMAINS, SoakConfig, run_soak, summary_lines
+    from scaleenv_mcp.soak.served import HostStartError
 
     soak_json = markdown.with_suffix(".json") if markdown is not None else None
     chaos_json = markdown.with_name(f"{markdown.stem}-chaos.json") if markdown is not None else None
     # the runaway stall's figures (scaleenv bench --only stall writes them), kept on the page as last measured
     stall_json = markdown.with_name(f"{markdown.stem}-stall.json") if markdown is not None else None
     last_stall = json.loads(stall_json.read_text()) if stall_json is not None and stall_json.is_file() else None
+    def run(main: Any, config: Any) -> dict[str, Any]:
+        """The run, or one ``error:`` line (exit 3) when the host under test did not start or refused it."""
+        try:
+            report: dict[str, Any] = anyio.run(main, config)
+        except (HostStartError, ScaleEnvError) as error:
+            fail(error if isinstance(error, ScaleEnvError) else str(error))
+        return report
+
     if chaos:
         chaos_config = ChaosConfig(host_kills=host_kills, worker_kills=worker_kills, round_seconds=round_seconds,
                                    domains=domain or list(DEFAULT_DOMAINS), clients=clients, workers=workers, seed=seed,
                                    skip_validation=skip_validation)
-        chaos_report = {**anyio.run(run_chaos, chaos_config), "machine": machine,
+        chaos_report = {**run(run_chaos, chaos_config), "machine": machine,
                         "json": chaos_json.name if chaos_json else ""}
         if markdown is not None and soak_json is not None and chaos_json is not None:
             chaos_json.write_text(json.dumps(chaos_report, indent=1) + "\n")
@@ -75,7 +85,7 @@ def soak(
         raise typer.Exit(0 if all(ok for _, ok in chaos_checks(chaos_report)) else 1)
     config = SoakConfig(minutes=minutes, domains=domain or list(DEFAULT_DOMAINS), clients=clients, seed=seed,
                         workers=workers, skip_validation=skip_validation)
-    report = {**anyio.run(run_soak, config), "machine": machine}
+    report = {**run(run_soak, config), "machine": machine}
     if markdown is not None and soak_json is not None and chaos_json is not None:
         last_chaos = json.loads(chaos_json.read_text()) if chaos_json.is_file() else None
         markdown.write_text(render_reliability(report, machine, last_chaos, last_stall))

@@ -22,7 +22,7 @@ import httpx
 from scaleenv_mcp.tls import shared_ssl_context
 from scaleenv_mcp.workers.launcher import LAUNCHER_NAME
 
-__all__ = ["ServedHost", "TAG_VARIABLE", "rss_kb", "tagged_processes", "worker_processes"]
+__all__ = ["HostStartError", "ServedHost", "TAG_VARIABLE", "rss_kb", "tagged_processes", "worker_processes"]
 
 TAG_VARIABLE = "SCALEENV_PROCESS_TAG"
 
@@ -71,6 +71,10 @@ def rss_kb(pid: int) -> int:
     return 0
 
 
+class HostStartError(RuntimeError):
+    """The ``scaleenv serve`` under test exited, or did not bring its domains online in time."""
+
+
 class ServedHost:
     """``python -m scaleenv_mcp serve`` on free loopback ports; ``with ServedHost(...) as served``."""
 
@@ -88,6 +92,8 @@ class ServedHost:
         command += [arg for slug in domains or [] for arg in ("--domain", slug)]
         command += ["--skip-validation"] if skip_validation else []
         self.command = command
+        self.log_path = state_dir / "serve.stderr"
+        self.domains = list(domains or [])  # start() waits for these to be online (none named: any one)
         self.env = {**os.environ, **(env or {}), TAG_VARIABLE: self.tag, "SCALEENV_STATE_DIR": str(state_dir),
                     "SCALEENV_TOKEN": self.token}
         self.startup_timeout = startup_timeout
@@ -107,22 +113,30 @@ class ServedHost:
         return self.process.pid
 
     def start(self) -> ServedHost:
-        self.process = subprocess.Popen(self.command, env=self.env, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as log:  # what serve says, for the reason it gives when it exits
+            self.process = subprocess.Popen(self.command, env=self.env, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + self.startup_timeout
         headers = {"authorization": f"Bearer {self.token}"}
+        online: set[str] = set()
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"scaleenv serve exited with {self.process.returncode} while starting")
+                said = [line for line in self.log_path.read_text(errors="replace").splitlines() if line.strip()]
+                raise HostStartError(f"scaleenv serve exited with {self.process.returncode} while starting"
+                                     + (f": {said[-1].strip()}" if said else ""))
             try:
-                domains = httpx.get(f"{self.control_url}/domains", headers=headers, timeout=2,
-                                    verify=shared_ssl_context()).json()["domains"]
-                if domains:
-                    return self
-            except (httpx.HTTPError, KeyError, ValueError):
+                online = {d["slug"] for d in httpx.get(f"{self.control_url}/domains", headers=headers, timeout=2,
+                                                       verify=shared_ssl_context()).json()["domains"]}
+            except (httpx.HTTPError, KeyError, TypeError, ValueError):
                 pass
+            # every domain asked for: one online while another still validates is not yet a host to test
+            if online and online.issuperset(self.domains):
+                return self
             time.sleep(0.2)
-        raise RuntimeError("scaleenv serve did not bring a domain online in time")
+        missing = ", ".join(sorted(set(self.domains) - online)) or "any domain"
+        raise HostStartError(f"scaleenv serve did not bring {missing} online within {self.startup_timeout:.0f} s "
+                           "(`scaleenv validate` says why a domain fails)")
 
     def kill(self) -> None:
         """SIGKILL: no clean-up of any kind runs in the host."""

@@ -68,3 +68,16 @@ def test_no_episode_compared_fails_as_too_few_replays_not_as_a_differing_replay(
     assert [name for name, ok in chaos_checks(report) if not ok] == ["every surviving episode equals its sequential replay"]
     report["replay"] = {"checked": 4, "differed": 0, "examples": []}
     assert all(ok for _, ok in chaos_checks(report))
+
+
+@pytest.mark.parametrize("mode", [[], ["--chaos"]])
+def test_a_soak_whose_host_cannot_start_says_why_in_one_line(mode: list[str]):
+    """The reason `scaleenv serve` gave, as one `error:` line and exit 3; no traceback (there was one)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "scaleenv_mcp", "soak", *mode, "--domain", "no_such_domain",
+                           "--minutes", "0.05"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: scaleenv serve exited with 2 while starting: error: unknown domain 'no_such_domain'")

@@ -25,6 +25,7 @@ What a forked worker keeps of a fresh interpreter, and what it does not (docs/th
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import random
@@ -215,6 +216,8 @@ def _become_worker(control: socket.socket, args: list[str], cwd: str, env: dict[
 def _serve(control: socket.socket) -> None:
     from scaleenv_mcp.workers import worker  # noqa: F401 - the imports every forked worker inherits
 
+    gc.collect()
+    gc.freeze()  # the workers' collectors never walk (and so never copy) the pages of what the imports made
     # Children are reaped by the kernel (the host awaits them through their pidfds); Ctrl-C in a
     # terminal reaches the whole process group, and the host decides what stops.
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)

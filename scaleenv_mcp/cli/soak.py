@@ -57,6 +57,7 @@ def soak(
     # the runaway stall's figures (scaleenv bench --only stall writes them), kept on the page as last measured
     stall_json = markdown.with_name(f"{markdown.stem}-stall.json") if markdown is not None else None
     last_stall = json.loads(stall_json.read_text()) if stall_json is not None and stall_json.is_file() else None
+
     def run(main: Any, config: Any) -> dict[str, Any]:
         """The run, or one ``error:`` line (exit 3) when the host under test did not start or refused it."""
         try:

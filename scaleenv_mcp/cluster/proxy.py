@@ -91,11 +91,8 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         try:
             answer = await upstream(slot).request(request.method, target, headers, body)
-        except UpstreamError:
-            if await router.check(slot):
-                raise
-            return _jsonrpc_error(410, -32004, f"this session's host ({router.slots[slot].name}) died: its episode is "
-                                               "lost; start a new session", "episode_lost")
+        except UpstreamError as error:
+            return await unreachable(slot, error)
         made = next((v for k, v in answer.headers if k == _SESSION), None)
         if made is not None and request.method == "POST" and made not in sessions:
             sessions[made] = slot
@@ -106,8 +103,18 @@ def build_agent_proxy(router: HostRouter) -> Starlette:
         if kept.get("content-type", "").startswith("text/event-stream"):  # open as long as the client
             return StreamingResponse(answer.chunks(), status_code=answer.status, headers=kept,
                                      background=BackgroundTask(answer.aclose))
-        # a JSON answer (the actors answer in JSON): passed on whole, with its length
-        return Response(await answer.read(), status_code=answer.status, headers=kept)
+        try:  # a JSON answer (the actors answer in JSON): passed on whole, with its length
+            whole = await answer.read()
+        except UpstreamError as error:
+            return await unreachable(slot, error)
+        return Response(whole, status_code=answer.status, headers=kept)
+
+    async def unreachable(slot: int, error: UpstreamError) -> Response:
+        """The actor did not answer: "episode lost" when it died (the router sees it), else the error goes on."""
+        if await router.check(slot):
+            raise error
+        return _jsonrpc_error(410, -32004, f"this session's host ({router.slots[slot].name}) died: its episode is "
+                                           "lost; start a new session", "episode_lost")
 
     async def domain_route(request: Request) -> Response:
         session = request.headers.get(_SESSION)

@@ -24,7 +24,7 @@ _READ = 65536
 
 
 class UpstreamError(Exception):
-    """The actor could not be reached, or broke the exchange off before its answer began."""
+    """The actor could not be reached, or broke the exchange off."""
 
 
 class _ClosedBeforeAnswer(UpstreamError):
@@ -70,7 +70,10 @@ class Answer:
         """The body, piece by piece (an SSE stream stays open as long as the actor keeps it)."""
         try:
             while True:
-                event = await self._connection.next_event()
+                try:
+                    event = await self._connection.next_event()
+                except (OSError, h11.ProtocolError) as error:  # the actor died or closed mid-answer
+                    raise UpstreamError(f"the actor broke its answer off: {type(error).__name__}: {error}") from None
                 if isinstance(event, h11.Data):
                     yield bytes(event.data)
                 elif isinstance(event, h11.EndOfMessage):

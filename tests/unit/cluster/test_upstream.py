@@ -26,6 +26,7 @@ class ActorStandIn:
         self.drop_idle = False
         self.close_unanswered = False  # close instead of answering a connection's second request
         self.answered: list[str] = []
+        self.break_off = False  # announce a body, send half of it, close
         self.release = asyncio.Event()
         self.server: asyncio.Server | None = None
 
@@ -58,6 +59,11 @@ class ActorStandIn:
                     return
                 served += 1
                 self.answered.append(body.decode())
+                if self.break_off:
+                    writer.write(http.send(h11.Response(status_code=200, headers=[("content-length", "100")])))
+                    writer.write(http.send(h11.Data(data=b"x" * 50)))
+                    await writer.drain()
+                    return
                 if request.target == b"/stream":
                     writer.write(http.send(h11.Response(status_code=200, headers=[
                         ("content-type", "text/event-stream"), ("transfer-encoding", "chunked")])))
@@ -166,3 +172,15 @@ async def test_an_actor_nobody_listens_for_is_a_clear_error():
 def test_only_a_plain_http_listener_address_is_taken():
     with pytest.raises(ValueError, match="not an agent listener address"):
         Upstream("https://10.0.0.3")
+
+
+async def test_an_answer_broken_off_midway_is_an_upstream_error_and_its_connection_is_not_reused(actor: ActorStandIn):
+    upstream = Upstream(actor.base)
+    actor.break_off = True
+    answer = await upstream.request("POST", "/echo", [], b"{}")
+    with pytest.raises(UpstreamError, match="broke its answer off"):
+        await answer.read()
+    actor.break_off = False
+    assert (await _echo(upstream, "next"))["got"] == "next"
+    assert actor.connections == 2
+    upstream.close()

@@ -80,7 +80,7 @@ async def test_tool_crash_is_an_environment_fault_and_leaks_nothing(host: Host):
             await client.call_tool("repeat_text", {"text": "x", "times": 10**10})  # MemoryError in the worker
     assert caught.value.error.data == {"code": "environment_fault"}
     assert "tools.py" not in caught.value.message and "Traceback" not in caught.value.message
-    assert host.registry.get(episode.id).trace[-1].outcome.value == "fault"
+    assert (await host.trace(episode.id))[-1].outcome.value == "fault"
 
 
 async def test_closed_episode_gives_a_clear_error(host: Host):
@@ -98,7 +98,7 @@ async def test_trace_records_every_call_with_outcome_and_duration(host: Host):
     async with host.client(episode.id) as client:
         await client.call_tool("find_books", {"text": "Dune"})
         await client.call_tool("get_member", {"member_id": "MEM-09999"})
-    trace = host.registry.get(episode.id).trace
+    trace = await host.trace(episode.id)
     assert [(r.tool, r.outcome.value, r.error_code) for r in trace] == [
         ("find_books", "success", None), ("get_member", "tool_error", "not_found")]
     assert all(r.duration_ms > 0 for r in trace)

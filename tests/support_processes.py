@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 __all__ = ["GONE_WITHIN", "interrupt", "left_after", "parent_pid", "scaleenv_serve"]
@@ -45,14 +45,16 @@ def interrupt(process: subprocess.Popen, timeout: float = 20) -> None:
 
 
 @contextlib.contextmanager
-def scaleenv_serve(domains_dir: Path, root: Path) -> Iterator[tuple[str, str, Path]]:
+def scaleenv_serve(domains_dir: Path, root: Path, args: Sequence[str] = (),
+                   env: dict[str, str] | None = None) -> Iterator[tuple[str, str, Path]]:
     """A real `scaleenv serve` process on free loopback ports, its state and token under ``root``:
-    (agent base URL, control URL, token file); interrupted on exit."""
+    (agent base URL, control URL, token file); interrupted on exit. ``args`` go on its command line,
+    ``env`` into its environment."""
     token = root / "control-token"
     host = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", "serve", "--port", "0", "--control-port", "0",
-                             "--workers", "1", "--domains-dir", str(domains_dir), "--token-file", str(token)],
+                             "--workers", "1", "--domains-dir", str(domains_dir), "--token-file", str(token), *args],
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "SCALEENV_STATE_DIR": str(root / "state")})
+                            env={**os.environ, **(env or {}), "SCALEENV_STATE_DIR": str(root / "state")})
     try:
         assert host.stderr is not None
         banner = next(line for line in host.stderr if " online at " in line)

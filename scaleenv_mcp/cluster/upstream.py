@@ -2,7 +2,7 @@
 
 The proxy forwarded with httpx, whose pool (httpcore) looks at every pooled connection on every request,
 with a ``poll(2)`` on each idle one to see whether it has expired: with 64 sessions calling at once
-through one address the proxy spent 7-8 ms of CPU per call on that, 35 times the load generator's own
+through one address the proxy spent 7-13 ms of CPU per call on that, 35-60 times the load generator's own
 cost, and served 0.2x the calls/s of the actors reached directly (``scaleenv bench --only scaling``).
 Here an actor's idle connections are a stack: a request takes the top one (or opens one), and gives it
 back once its answer has been read to the end. HTTP/1.1 framing is h11's, the parser uvicorn and httpx
@@ -107,8 +107,7 @@ class Upstream:
         if parts.scheme != "http" or parts.hostname is None or parts.port is None:
             raise ValueError(f"not an agent listener address: {base!r}")
         self.base, self._host, self._port = base, parts.hostname, parts.port
-        self._authority = f"{parts.hostname}:{parts.port}".encode() if ":" not in parts.hostname else \
-            f"[{parts.hostname}]:{parts.port}".encode()
+        self._authority = parts.netloc.encode()  # host:port, an IPv6 address in brackets
         self._idle: list[_Connection] = []
         self._closed = False
 
@@ -124,7 +123,8 @@ class Upstream:
         sent = [(b"host", self._authority), (b"content-length", str(len(body)).encode()),
                 *((k.encode("latin-1"), v.encode("latin-1")) for k, v in headers if k.lower() not in ("host", "content-length"))]
         while True:
-            connection, reused = self._take()
+            connection = self._take()
+            reused = connection is not None
             if connection is None:
                 connection = await self._open()
             try:
@@ -150,13 +150,14 @@ class Upstream:
             if not isinstance(event, h11.InformationalResponse):
                 raise UpstreamError(f"unexpected {type(event).__name__} before the answer")
 
-    def _take(self) -> tuple[_Connection | None, bool]:
+    def _take(self) -> _Connection | None:
+        """The most recently given back idle connection the actor has not closed, if any."""
         while self._idle:
             connection = self._idle.pop()
             if not connection.stale():
-                return connection, True
+                return connection
             connection.close()
-        return None, False
+        return None
 
     async def _open(self) -> _Connection:
         try:

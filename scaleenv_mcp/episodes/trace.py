@@ -65,7 +65,8 @@ def trace_summary(result: dict[str, Any] | None, size: int) -> dict[str, Any]:
     return {SUMMARY_KEY: {"bytes": size, "keys": keys, "lengths": lengths}}
 
 
-# index, tool, arguments, outcome (the enum's value: an enum member is an object the collector tracks), error_code, message, result as JSON text (None: no result), duration_ms
+# index, tool, arguments, outcome (the enum's value: an enum member is an object the collector tracks),
+# error_code, message, result as JSON text (None: no result), duration_ms
 _Row = tuple[int, str, dict[str, Any], str, str | None, str | None, str | None, float]
 
 

@@ -8,12 +8,10 @@ from __future__ import annotations
 import gc
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 from scaleenv_mcp.host.heap import YOUNG_THRESHOLD
-from tests.support_processes import interrupt
+from tests.support_processes import scaleenv_serve
 
 DOMAINS = Path(__file__).resolve().parents[2] / "domains"
 
@@ -33,16 +31,10 @@ def test_scaleenv_serve_freezes_its_start_up_objects_and_raises_the_young_thresh
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "sitecustomize.py").write_text(REPORTER)
     report = tmp_path / "heap.json"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path / "site"), *filter(None, [os.environ.get("PYTHONPATH")])]),
-           "HEAP_REPORT": str(report), "SCALEENV_STATE_DIR": str(tmp_path / "state")}
-    host = subprocess.Popen([sys.executable, "-m", "scaleenv_mcp", "serve", "--port", "0", "--no-control", "--workers", "1",
-                             "--domains-dir", str(DOMAINS), "--domain", "smart_home", "--skip-validation"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env)
-    try:
-        assert host.stderr is not None
-        assert any(" online at " in line for line in host.stderr)
-    finally:
-        interrupt(host)
+    path = os.pathsep.join([str(tmp_path / "site"), *filter(None, [os.environ.get("PYTHONPATH")])])
+    with scaleenv_serve(DOMAINS, tmp_path, ["--domain", "smart_home", "--skip-validation"],
+                        {"PYTHONPATH": path, "HEAP_REPORT": str(report)}):
+        pass  # up: the banner came; leaving interrupts it, and its exit writes the report
     settled = json.loads(report.read_text())
     assert settled["frozen"] > 10_000  # modules, classes, schemas, the app: tens of thousands of objects
     assert settled["threshold"][0] == YOUNG_THRESHOLD
